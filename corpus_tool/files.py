@@ -1,0 +1,161 @@
+"""Safe reading (size limits, C loader, one-line errors) and atomic writing of corpus files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from corpus_tool.errors import InputError
+
+try:
+    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+"""Largest file we read; bigger ones are refused before parsing (a runaway export)."""
+
+
+def read_bytes(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """Read a whole file, refusing directories, missing files and files over `limit`."""
+    try:
+        size = path.stat().st_size
+        if path.is_dir():
+            raise InputError("is a directory; give a file", path)
+        if size > limit:
+            raise InputError(
+                f"file is {size:,} bytes, over the {limit:,}-byte limit; cut it with the exporter first",
+                path,
+            )
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", path) from None
+    except PermissionError:
+        raise InputError("permission denied", path) from None
+
+
+def parse_json(raw: bytes, path: Path) -> Any:
+    """Parse JSON bytes, turning a syntax error into a one-line InputError with its line."""
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text; is this a binary file?", path) from None
+    except json.JSONDecodeError as err:
+        raise InputError(f"not valid JSON: {err.msg} (column {err.colno})", path, err.lineno) from None
+
+
+def read_json(path: Path, limit: int = MAX_INPUT_BYTES) -> Any:
+    """Read and parse a JSON file."""
+    return parse_json(read_bytes(path, limit), path)
+
+
+def parse_yaml(text: str | bytes, path: Path) -> Any:
+    """Parse one YAML document with the safe (C) loader."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(f"not valid YAML: {err.problem}", path, line) from None
+    except yaml.YAMLError as err:
+        raise InputError(f"not valid YAML: {err}", path) from None
+
+
+def read_yaml(path: Path, limit: int = MAX_INPUT_BYTES) -> Any:
+    """Read and parse a YAML file."""
+    return parse_yaml(read_bytes(path, limit), path)
+
+
+def yaml_lines(text: str | bytes) -> dict[tuple[str | int, ...], int]:
+    """Map every JSON path of a YAML document to its 1-based line (for findings)."""
+    lines: dict[tuple[str | int, ...], int] = {}
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError:
+        return lines
+    stack: list[tuple[yaml.Node, tuple[str | int, ...]]] = [(root, ())] if root else []
+    while stack:
+        node, where = stack.pop()
+        lines.setdefault(where, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                lines[(*where, key.value)] = key.start_mark.line + 1
+                stack.append((value, (*where, key.value)))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, (*where, i)) for i, item in enumerate(node.value))
+    return lines
+
+
+def line_of(lines: dict[tuple[str | int, ...], int], where: tuple[str | int, ...]) -> int | None:
+    """The line of the deepest known prefix of `where`."""
+    for cut in range(len(where), -1, -1):
+        if where[:cut] in lines:
+            return lines[where[:cut]]
+    return None
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write text to path so that readers see the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def staged_dir(final: Path, replace: bool = False) -> Iterator[Path]:
+    """Yield a temporary sibling directory; on success it becomes `final` in one rename.
+
+    A crash or an exception inside the block leaves `final` as it was (absent or old).
+    """
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
+    try:
+        yield tmp
+        if replace and final.exists():
+            old = final.with_name(f".{final.name}.old")
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(final, old)
+            os.replace(tmp, final)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, final)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def dump_yaml(data: Any) -> str:
+    """Machine-written YAML: block style, key order kept, unicode as is, stable across runs."""
+    return yaml.dump(
+        data,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=100,
+    )
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Safe dumper that writes multi-line strings as literal blocks, for readable diffs."""
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value and not value.endswith((" ", "\t")) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str_representer)

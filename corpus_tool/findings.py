@@ -1,0 +1,56 @@
+"""Findings are data: what validation, redaction and grading report, and their reporters."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from typing import Protocol, TextIO
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One problem in one file: where (path, line, JSON path), which rule, and what to do."""
+
+    path: str
+    line: int | None
+    json_path: str
+    rule: str
+    message: str
+
+    def text(self) -> str:
+        """`path:line: [rule] $.json.path: message`, the line for people and editors."""
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        at = "" if self.json_path in ("", "$") else f" {self.json_path}:"
+        return f"{where}: [{self.rule}]{at} {self.message}"
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """Stable order: by file, then line, then rule."""
+    return sorted(set(findings), key=lambda f: (f.path, f.line or 0, f.json_path, f.rule, f.message))
+
+
+class Reporter(Protocol):
+    """Renders a list of findings to a stream."""
+
+    def __call__(self, findings: list[Finding], out: TextIO, checked: int) -> None: ...
+
+
+def text_reporter(findings: list[Finding], out: TextIO, checked: int) -> None:
+    """One line a finding, then a summary."""
+    for finding in findings:
+        out.write(finding.text() + "\n")
+    noun = "file" if checked == 1 else "files"
+    if findings:
+        out.write(f"{len(findings)} problem{'s' if len(findings) != 1 else ''} in {checked} {noun} checked\n")
+    else:
+        out.write(f"ok: {checked} {noun} checked, no problems\n")
+
+
+def json_reporter(findings: list[Finding], out: TextIO, checked: int) -> None:
+    """A stable JSON document: {checked, findings: [...]}."""
+    doc = {"checked": checked, "findings": [asdict(f) for f in findings]}
+    out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+
+REPORTERS: dict[str, Reporter] = {"text": text_reporter, "json": json_reporter}

@@ -1,0 +1,77 @@
+"""The shipped JSON Schemas, validators built once per process, findings with JSON paths."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+KINDS = ("trace", "expected", "waiver", "corpus")
+CURRENT_VERSION = {kind: 1 for kind in KINDS}
+
+
+def schema_dir() -> Path:
+    """Where the schemas are: inside the installed package, or at the top of a source checkout."""
+    packaged = Path(__file__).with_name("schemas")
+    if (packaged / "trace.schema.json").is_file():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "schemas"
+
+
+@functools.lru_cache(maxsize=None)
+def load_schema(kind: str) -> dict[str, Any]:
+    """The parsed schema document of `kind` (trace, expected, waiver, corpus)."""
+    with (schema_dir() / f"{kind}.schema.json").open(encoding="utf-8") as handle:
+        schema: dict[str, Any] = json.load(handle)
+    return schema
+
+
+@functools.lru_cache(maxsize=None)
+def validator(kind: str) -> Draft202012Validator:
+    """A validator for `kind`, built once per process."""
+    return Draft202012Validator(load_schema(kind), format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def errors(kind: str, document: Any) -> list[ValidationError]:
+    """Schema errors of a document, most specific first, in a stable order."""
+    found = []
+    for error in validator(kind).iter_errors(document):
+        found.extend(_leaves(error))
+    return sorted(found, key=lambda e: (_path_key(e.absolute_path), e.message))
+
+
+def _leaves(error: ValidationError) -> list[ValidationError]:
+    # if/then and allOf wrap the useful message; report the innermost ones.
+    if error.context and error.validator in ("allOf", "anyOf", "oneOf"):
+        return [leaf for sub in error.context for leaf in _leaves(sub)]
+    return [error]
+
+
+def _path_key(path: Any) -> tuple[str, ...]:
+    return tuple(f"{p:08d}" if isinstance(p, int) else str(p) for p in path)
+
+
+def json_path(parts: Any) -> str:
+    """Render a path as `$.events[2].tool`."""
+    out = "$"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def version_problem(kind: str, document: Any) -> str | None:
+    """Say why a document's schema_version cannot be read by this tool, if it cannot."""
+    if not isinstance(document, dict):
+        return None
+    version = document.get("schema_version")
+    current = CURRENT_VERSION[kind]
+    if isinstance(version, int) and not isinstance(version, bool):
+        if version > current:
+            return f"schema_version {version} is newer than this corpus-tool knows ({current}); upgrade corpus-tool"
+        if version < current:
+            return f"schema_version {version} is older than {current}; run `corpus migrate`"
+    return None
