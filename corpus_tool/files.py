@@ -15,10 +15,7 @@ import yaml
 
 from corpus_tool.errors import InputError
 
-try:
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C speed where libyaml is built
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 """Largest file we read; bigger ones are refused before parsing (a runaway export)."""
@@ -32,7 +29,8 @@ def read_bytes(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
             raise InputError("is a directory; give a file", path)
         if size > limit:
             raise InputError(
-                f"file is {size:,} bytes, over the {limit:,}-byte limit; cut it with the exporter first",
+                f"file is {size:,} bytes, over the {limit:,}-byte limit; "
+                "cut it with the exporter first",
                 path,
             )
         return path.read_bytes()
@@ -49,7 +47,9 @@ def parse_json(raw: bytes, path: Path) -> Any:
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text; is this a binary file?", path) from None
     except json.JSONDecodeError as err:
-        raise InputError(f"not valid JSON: {err.msg} (column {err.colno})", path, err.lineno) from None
+        raise InputError(
+            f"not valid JSON: {err.msg} (column {err.colno})", path, err.lineno
+        ) from None
 
 
 def read_json(path: Path, limit: int = MAX_INPUT_BYTES) -> Any:
@@ -60,7 +60,7 @@ def read_json(path: Path, limit: int = MAX_INPUT_BYTES) -> Any:
 def parse_yaml(text: str | bytes, path: Path) -> Any:
     """Parse one YAML document with the safe (C) loader."""
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         line = mark.line + 1 if mark is not None else None
@@ -87,8 +87,9 @@ def yaml_lines(text: str | bytes) -> dict[tuple[str | int, ...], int]:
         lines.setdefault(where, node.start_mark.line + 1)
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
-                lines[(*where, key.value)] = key.start_mark.line + 1
-                stack.append((value, (*where, key.value)))
+                here = (*where, key.value)
+                lines[here] = key.start_mark.line + 1
+                stack.append((value, here))
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((item, (*where, i)) for i, item in enumerate(node.value))
     return lines
