@@ -58,6 +58,8 @@ def _cmd_add(args: argparse.Namespace) -> int:
         allow_incomplete=args.allow_incomplete,
         source_format=args.source_format,
         output=args.output,
+        select=args.select,
+        all_runs=args.all_runs,
     )
     return add(_corpus(args), options, sys.stdout)
 
@@ -72,6 +74,18 @@ def _args_add(parser: argparse.ArgumentParser) -> None:
         help="incident format: auto (default: recognise it) or an importer name",
     )
     parser.add_argument("--id", help="case id (default: derived from the trace id)")
+    runs = parser.add_mutually_exclusive_group()
+    runs.add_argument(
+        "--select",
+        metavar="TASK_ID",
+        help="the file holds many runs (benchmark results): add the one with this task id or label",
+    )
+    runs.add_argument(
+        "--all",
+        dest="all_runs",
+        action="store_true",
+        help="add every run of the file as its own case (ids: --id as prefix + each run's label)",
+    )
     parser.add_argument("--start", type=int, metavar="SEQ", help="keep events from this seq on")
     parser.add_argument("--end", type=int, metavar="SEQ", help="keep events up to this seq")
     parser.add_argument(

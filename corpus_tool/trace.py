@@ -12,9 +12,9 @@ from corpus_tool.ingest import Imported
 SCHEMA_VERSION = 1
 
 
-def derive_case_id(imported: Imported, incident: Path) -> str:
+def derive_case_id(imported: Imported, incident: Path, prefix: str = "") -> str:
     """A case id from the trace id (or label, or file name): lower-case, safe characters."""
-    raw = imported.label or imported.trace_id or incident.stem
+    raw = prefix + (imported.label or imported.trace_id or incident.stem)
     cleaned = re.sub(r"[^a-z0-9._-]+", "-", raw.lower()).strip("-._")
     cleaned = cleaned.replace("..", ".")[:80].rstrip("-._")
     return cleaned or "case"

@@ -29,37 +29,100 @@ class AddOptions:
     allow_incomplete: bool = False
     source_format: str = "auto"
     output: str = "text"
+    select: str | None = None
+    all_runs: bool = False
 
 
 def add(corpus: Corpus, options: AddOptions, out: TextIO) -> int:
-    """Ingest the incident; on any refusal nothing of the case is written."""
+    """Ingest the incident; on any refusal nothing of the case is written.
+
+    A file with many runs (benchmark results) needs `--select` (one run) or `--all` (each
+    run its own case). `--all` is all-or-nothing: every run is checked before any is written.
+    """
     if options.case_id is not None:
         check_case_id(options.case_id)
     raw = files.read_bytes(options.incident)
-    data = files.parse_json(raw, options.incident)
-    runs = ingest.pick(data, options.incident, options.source_format).load(data, options.incident)
-    if len(runs) != 1:
+    data, importer = ingest.parse(raw, options.incident, options.source_format)
+    runs = _chosen(importer.load(data, options.incident), options)
+    sha = hashlib.sha256(raw).hexdigest()
+    planned = [_plan(corpus, run, options, sha, len(runs) > 1) for run in runs]
+    _refuse_incomplete(planned, options)
+    for case in planned:
+        _write_case(case.target, case.doc, case.expected, options.force)
+    _report(corpus, planned, options.output, out)
+    return 0
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A case checked and ready to be written."""
+
+    case_id: str
+    target: Path
+    doc: dict[str, Any]
+    expected: str
+    incomplete: list[str]
+    label: str | None
+
+
+def _chosen(runs: list[ingest.Imported], options: AddOptions) -> list[ingest.Imported]:
+    """The runs the command line asked for."""
+    if options.select is not None:
+        hits = [r for r in runs if options.select in (r.label, r.task_id)]
+        if len(hits) != 1:
+            raise InputError(_select_message(runs, hits, options.select), options.incident)
+        return hits
+    if len(runs) > 1 and not options.all_runs:
         raise InputError(
-            f"the file holds {len(runs)} runs; pick one (see `corpus add --help`)", options.incident
+            f"the file holds {len(runs)} runs ({_labels(runs)}); "
+            "pass --select TASK_ID for one, or --all for each as its own case",
+            options.incident,
         )
-    imported = runs[0]
-    case_id = check_case_id(options.case_id or derive_case_id(imported, options.incident))
+    if not runs:
+        raise InputError("the file holds no runs", options.incident)
+    return runs
+
+
+def _select_message(runs: list[ingest.Imported], hits: list[ingest.Imported], wanted: str) -> str:
+    if hits:
+        return f"--select {wanted} matches {len(hits)} runs ({_labels(hits)}); select by label"
+    return f"no run with task id or label {wanted!r}; the file holds: {_labels(runs)}"
+
+
+def _labels(runs: list[ingest.Imported], most: int = 8) -> str:
+    names = [r.label or r.trace_id or "?" for r in runs[:most]]
+    return ", ".join(names) + (f", ... ({len(runs)} in all)" if len(runs) > most else "")
+
+
+def _plan(
+    corpus: Corpus, run: ingest.Imported, options: AddOptions, sha: str, many: bool
+) -> _Planned:
+    if many:
+        prefix = f"{options.case_id}-" if options.case_id else ""
+        case_id = check_case_id(derive_case_id(run, options.incident, prefix))
+    else:
+        case_id = check_case_id(options.case_id or derive_case_id(run, options.incident))
     target = corpus.case_dir(case_id)
     if target.exists() and not options.force:
         raise UsageError(
             f"case {case_id!r} exists at {target}; pass --force to re-add it, or --id NEW"
         )
-    body = slice_body(imported.body, options.start, options.end)
+    body = slice_body(run.body, options.start, options.end)
     found = [p.message for p in completeness.problems(body)]
-    if found and not options.allow_incomplete:
-        raise IncompleteError(options.incident, found)
-    doc = assemble(
-        case_id, imported, body, hashlib.sha256(raw).hexdigest(), (options.start, options.end)
-    )
+    doc = assemble(case_id, run, body, sha, (options.start, options.end))
     _check_schema(doc, options.incident)
-    _write_case(target, doc, draft(case_id, body, options.tier, found), options.force)
-    _report(corpus, case_id, doc, found, options.output, out)
-    return 0
+    expected = draft(case_id, body, options.tier, found)
+    return _Planned(case_id, target, doc, expected, found, run.label)
+
+
+def _refuse_incomplete(planned: list[_Planned], options: AddOptions) -> None:
+    bad = [p for p in planned if p.incomplete]
+    if not bad or options.allow_incomplete:
+        return
+    if len(planned) == 1:
+        raise IncompleteError(options.incident, bad[0].incomplete)
+    problems = [f"run {p.label or p.case_id}: {p.incomplete[0]}" for p in bad]
+    raise IncompleteError(options.incident, problems)
 
 
 def _check_schema(doc: dict[str, Any], incident: Path) -> None:
@@ -82,27 +145,27 @@ def _write_case(target: Path, trace: dict[str, Any], expected: str, force: bool)
             (tmp / "expected.yaml").write_text(expected, encoding="utf-8")
 
 
-def _report(
-    corpus: Corpus,
-    case_id: str,
-    doc: dict[str, Any],
-    incomplete: list[str],
-    output: str,
-    out: TextIO,
-) -> None:
-    where = corpus.case_dir(case_id)
-    summary = {
-        "case": case_id,
-        "path": str(where),
-        "events": len(doc["events"]),
-        "status": "known_unknown" if incomplete else "active",
-        "incomplete": incomplete,
-        "redacted": (doc.get("redaction") or {}).get("replaced", 0),
-    }
+def _report(corpus: Corpus, planned: list[_Planned], output: str, out: TextIO) -> None:
+    summaries = [_summary(corpus, p) for p in planned]
     if output == "json":
-        out.write(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+        doc: Any = summaries[0] if len(summaries) == 1 else summaries
+        out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         return
-    out.write(f"added case {case_id}: {len(doc['events'])} events -> {where}\n")
-    for problem in incomplete:
-        out.write(f"  incomplete: {problem}\n")
-    out.write(f"  review {where / 'expected.yaml'} (lines marked REVIEW) before committing\n")
+    for case, summary in zip(planned, summaries):
+        where = summary["path"]
+        out.write(f"added case {case.case_id}: {summary['events']} events -> {where}\n")
+        for problem in case.incomplete:
+            out.write(f"  incomplete: {problem}\n")
+        out.write(f"  review {Path(where) / 'expected.yaml'} (lines marked REVIEW) before committing\n")
+
+
+def _summary(corpus: Corpus, case: _Planned) -> dict[str, Any]:
+    return {
+        "case": case.case_id,
+        "path": str(corpus.case_dir(case.case_id)),
+        "format": case.doc["source"]["format"],
+        "events": len(case.doc["events"]),
+        "status": "known_unknown" if case.incomplete else "active",
+        "incomplete": case.incomplete,
+        "redacted": (case.doc.get("redaction") or {}).get("replaced", 0),
+    }

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from corpus_tool import files
 from corpus_tool.errors import InputError
 
 
@@ -22,6 +23,8 @@ class Imported:
     trace_id: str | None = None
     session_id: str | None = None
     label: str | None = None
+    task_id: str | None = None
+    """The benchmark task the run solved, when the file holds many runs (`--select`)."""
 
 
 class Importer(Protocol):
@@ -36,11 +39,46 @@ class Importer(Protocol):
         """Every run the file holds, or an InputError saying what is wrong."""
 
 
+class ReadsBytes(Protocol):
+    """An importer whose files are not JSON text (a zip archive): it reads its own bytes."""
+
+    def sniff_bytes(self, raw: bytes, path: Path) -> bool:
+        """Whether the raw file looks like this format, before any parsing."""
+
+    def read(self, raw: bytes, path: Path) -> Any:
+        """The file's content, parsed, for `sniff` and `load`."""
+
+
+def parse(raw: bytes, path: Path, name: str = "auto") -> tuple[Any, Importer]:
+    """Parse a file's bytes (JSON, or the format's own reader) and pick its importer."""
+    importers = registry()
+    chosen = importers.get(name) if name != "auto" else None
+    if name == "auto":
+        chosen = next(
+            (i for i in importers.values() if _reads(i) and i.sniff_bytes(raw, path)),  # type: ignore[attr-defined]
+            None,
+        )
+    if chosen is not None and _reads(chosen):
+        return chosen.read(raw, path), chosen  # type: ignore[attr-defined]
+    data = files.parse_json(raw, path)
+    return data, pick(data, path, name)
+
+
+def _reads(importer: Importer) -> bool:
+    return callable(getattr(importer, "read", None)) and callable(
+        getattr(importer, "sniff_bytes", None)
+    )
+
+
 def registry() -> dict[str, Importer]:
     """Importers by name, in sniffing order (most specific first)."""
-    from corpus_tool.ingest import native
+    from corpus_tool.ingest import langfuse, native, otel_genai
 
-    importers: list[Importer] = [native.IMPORTER]
+    importers: list[Importer] = [
+        native.IMPORTER,
+        langfuse.IMPORTER,
+        otel_genai.IMPORTER,
+    ]
     return {imp.name: imp for imp in importers}
 
 

@@ -1,0 +1,94 @@
+"""The OpenInference semantic conventions (Arize Phoenix and its instrumentations).
+
+`openinference.span.kind` LLM/TOOL/AGENT; flattened `llm.input_messages.N.message.*` and
+`llm.output_messages.N.message.*` (content, `contents.M.message_content.*`,
+`tool_calls.K.tool_call.function.*`); `tool.name`, `tool_call.*`; `input.value`/`output.value`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from corpus_tool.ingest import _common as c
+from corpus_tool.ingest.attrs import indexed
+from corpus_tool.ingest.spans import Facts, Span
+
+_KINDS = {"LLM": "model", "TOOL": "tool", "AGENT": "agent"}
+
+
+class OpenInference:
+    """OpenInference attributes."""
+
+    prefixes = (
+        "openinference.span.kind",
+        "llm.input_messages",
+        "llm.output_messages",
+        "llm.model_name",
+        "llm.token_count",
+        "llm.tools",
+        "llm.invocation_parameters",
+        "tool.name",
+        "tool_call",
+        "input.value",
+        "output.value",
+        "input.mime_type",
+        "output.mime_type",
+    )
+
+    def kind(self, span: Span) -> str | None:
+        return _KINDS.get(str(span.attributes.get("openinference.span.kind", "")).upper())
+
+    def facts(self, span: Span, kind: str) -> Facts:
+        a = span.attributes
+        if self.kind(span) is None:
+            return {}
+        if kind == "model":
+            return _model(a)
+        if kind == "tool":
+            return {
+                "tool": a.get("tool.name") or a.get("tool_call.function.name") or span.name,
+                "call_id": a.get("tool_call.id"),
+                "arguments": a.get("tool_call.function.arguments", a.get("input.value")),
+                "result": c.loads_maybe(a["output.value"]) if "output.value" in a else c.MISSING,
+            }
+        return {
+            "agent": a.get("agent.name") or a.get("graph.node.id") or span.name,
+            "input": a.get("input.value"),
+            "output": a.get("output.value"),
+        }
+
+
+def _model(a: dict[str, Any]) -> Facts:
+    inputs = [_message(m.get("message") or {}) for m in indexed(a, "llm.input_messages")]
+    outputs = [_message(m.get("message") or {}) for m in indexed(a, "llm.output_messages")]
+    texts = [t for t in (c.text_of(m.get("content")) for m in outputs) if t]
+    usage = {
+        k.removeprefix("llm.token_count."): v
+        for k, v in a.items()
+        if k.startswith("llm.token_count.")
+    }
+    tools = [t.get("tool", {}).get("json_schema") for t in indexed(a, "llm.tools")]
+    params = c.loads_maybe(a.get("llm.invocation_parameters"))
+    return {
+        "model": a.get("llm.model_name"),
+        "messages": inputs,
+        "content": "".join(texts) if texts else None,
+        "calls": [call for m in outputs for call in m.get("tool_calls") or []],
+        "usage": usage or None,
+        "tools": [c.loads_maybe(t) for t in tools if t] or None,
+        "params": params if isinstance(params, dict) and params else None,
+    }
+
+
+def _message(raw: dict[str, Any]) -> dict[str, Any]:
+    content = raw.get("content")
+    if content is None and isinstance(raw.get("contents"), list):
+        content = c.text_of([p.get("message_content") or {} for p in raw["contents"]])
+    msg: dict[str, Any] = {"role": raw.get("role") or "user", "content": content}
+    calls = [t.get("tool_call") or {} for t in raw.get("tool_calls") or []]
+    if calls:
+        msg["tool_calls"] = c.tool_calls(calls)
+    for key in ("tool_call_id", "name"):
+        if raw.get(key):
+            msg[key] = raw[key]
+    return msg
