@@ -72,12 +72,14 @@ def _reads(importer: Importer) -> bool:
 
 def registry() -> dict[str, Importer]:
     """Importers by name, in sniffing order (most specific first)."""
-    from corpus_tool.ingest import langfuse, native, otel_genai
+    from corpus_tool.ingest import langfuse, native, otel_genai, tau_bench
 
     importers: list[Importer] = [
         native.IMPORTER,
         langfuse.IMPORTER,
         otel_genai.IMPORTER,
+        tau_bench.TAU_BENCH,
+        tau_bench.TAU2_BENCH,
     ]
     return {imp.name: imp for imp in importers}
 

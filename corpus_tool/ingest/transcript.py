@@ -1,0 +1,87 @@
+"""Chat transcripts (OpenAI-style message lists) to events: benchmark logs record runs this way.
+
+Each assistant message is a model call whose request is the conversation before it; each
+tool message is the result (or error) of the call it answers, with the arguments the model
+gave for that call id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from corpus_tool.ingest import _common as c
+
+ModelOf = Callable[[dict[str, Any]], "str | None"]
+ErrorOf = Callable[[dict[str, Any]], "dict[str, str] | None"]
+
+
+def error_prefix(msg: dict[str, Any]) -> dict[str, str] | None:
+    """tau-bench's convention: a tool result starting `Error:` is the tool's error."""
+    content = msg.get("content")
+    if isinstance(content, str) and content.startswith("Error:"):
+        return c.error(content.removeprefix("Error:").strip(), "ToolError")
+    return None
+
+
+def events(
+    messages: list[Any],
+    model_of: ModelOf,
+    error_of: ErrorOf = error_prefix,
+    extra_of: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """The events of a transcript, in order."""
+    history: list[dict[str, Any]] = []
+    asked: dict[str | None, dict[str, Any]] = {}
+    renamed: dict[str, str] = {}
+    out: list[dict[str, Any]] = []
+    for raw in messages:
+        if not isinstance(raw, dict):
+            continue
+        msg = c.message(raw)
+        more = {"timestamp": raw.get("timestamp"), "extra": extra_of(raw) if extra_of else None}
+        if raw.get("requestor") == "user":  # tau2: the simulated user's own tool calls
+            pass
+        elif msg.get("role") == "assistant":
+            calls = [_fresh(call, asked, renamed) for call in msg.get("tool_calls") or []]
+            asked.update({call["id"]: call for call in calls})
+            content = c.text_of(msg.get("content"))
+            out.append(c.model_event(model_of(raw), list(history), content, calls, usage=raw.get("usage"), **more))
+        elif msg.get("role") == "tool":
+            call_id = c.opt_id(raw.get("tool_call_id") or raw.get("id"))
+            out.append(_tool(raw, msg, asked.get(renamed.get(call_id or "", call_id)), error_of, more))
+        history.append(msg)
+    return out
+
+
+def _fresh(call: dict[str, Any], asked: dict[str | None, Any], renamed: dict[str, str]) -> dict[str, Any]:
+    """A call id the model reuses from an earlier turn gets a `~N` suffix.
+
+    Some models recycle ids across turns; the tool message answers the latest request, and
+    unique ids keep the request/answer pairing (and the completeness check) exact.
+    """
+    original = call.get("id")
+    if original is None or original not in asked:
+        if original is not None:
+            renamed[original] = original
+        return call
+    n = 2
+    while f"{original}~{n}" in asked:
+        n += 1
+    renamed[original] = f"{original}~{n}"
+    return {**call, "id": renamed[original]}
+
+
+def _tool(
+    raw: dict[str, Any],
+    msg: dict[str, Any],
+    call: dict[str, Any] | None,
+    error_of: ErrorOf,
+    more: dict[str, Any],
+) -> dict[str, Any]:
+    call = call or {}
+    call_id = call.get("id") or c.opt_id(raw.get("tool_call_id") or raw.get("id"))
+    name = str(raw.get("name") or call.get("name") or "unknown_tool")
+    err = error_of(raw)
+    result = c.loads_maybe(msg.get("content"))
+    return c.tool_event(name, call_id, call.get("arguments") or {}, result, error=err, **more)
