@@ -72,11 +72,20 @@ def _reads(importer: Importer) -> bool:
 
 def registry() -> dict[str, Importer]:
     """Importers by name, in sniffing order (most specific first)."""
-    from corpus_tool.ingest import langfuse, native, otel_genai, tau_bench
+    from corpus_tool.ingest import (
+        langfuse,
+        langsmith,
+        native,
+        openai_agents,
+        otel_genai,
+        tau_bench,
+    )
 
     importers: list[Importer] = [
         native.IMPORTER,
+        openai_agents.IMPORTER,
         langfuse.IMPORTER,
+        langsmith.IMPORTER,
         otel_genai.IMPORTER,
         tau_bench.TAU_BENCH,
         tau_bench.TAU2_BENCH,

@@ -129,6 +129,9 @@ def message(raw: Any) -> dict[str, Any]:
         return {"role": "user", "content": raw}
     if raw.get("type") in _RESPONSES_ITEMS:
         return _RESPONSES_ITEMS[raw["type"]](raw)
+    if raw.get("lc") and isinstance(raw.get("kwargs"), dict):  # a serialized LangChain message
+        kind = str((raw.get("id") or ["Message"])[-1]).removesuffix("Message").lower()
+        raw = {"type": {"human": "human", "ai": "ai", "system": "system", "tool": "tool"}.get(kind, kind), **raw["kwargs"]}
     if isinstance(raw.get("parts"), list):
         return _from_parts(raw)
     role = raw.get("role") or _LANGCHAIN_ROLES.get(str(raw.get("type")), None)
@@ -331,6 +334,7 @@ def link_ids(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if e["type"] == "model_call"
         for call in e["response"].get("tool_calls") or []
     }
+    _link_answers(events)
     for i, event in enumerate(events):
         if event["type"] != "model_call":
             continue
@@ -351,6 +355,21 @@ def link_ids(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 call["id"] = answer["call_id"]
                 claimed.add(answer["call_id"])
     return events
+
+
+def _link_answers(events: list[dict[str, Any]]) -> None:
+    """A tool call recorded without id answers the earliest open request of its name."""
+    open_requests: list[dict[str, Any]] = []
+    answered = {e.get("call_id") for e in events if e["type"] == "tool_call"}
+    for event in events:
+        if event["type"] == "model_call":
+            calls = event["response"].get("tool_calls") or []
+            open_requests.extend(c for c in calls if c.get("id") and c["id"] not in answered)
+        elif event["type"] == "tool_call" and event.get("call_id") is None:
+            match = next((r for r in open_requests if r["name"] == event["tool"]), None)
+            if match is not None:
+                event["call_id"] = match["id"]
+                open_requests.remove(match)
 
 
 def number(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,0 +1,213 @@
+"""LangSmith / LangChain runs: run trees (`child_runs`), flat lists (`parent_run_id`,
+`dotted_order`), `{runs: [...]}`, and the SDK's recorded `{post, patch}` payloads.
+
+`run_type` llm -> model call, tool -> tool call (string `error` -> tool error), chain -> the
+run's input and output; times are epoch milliseconds or ISO 8601.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from corpus_tool.errors import InputError
+from corpus_tool.ingest import Imported
+from corpus_tool.ingest import _common as c
+
+_RUN_TYPES = {"llm", "tool", "chain", "retriever", "prompt", "parser", "embedding"}
+
+
+class LangSmithImporter:
+    """LangSmith run exports."""
+
+    name = "langsmith"
+
+    def sniff(self, data: Any, path: Path) -> bool:
+        runs = _runs(data)
+        return bool(runs) and all("run_type" in r or "child_runs" in r for r in runs[:3])
+
+    def load(self, data: Any, path: Path) -> list[Imported]:
+        runs = _runs(data)
+        if not runs:
+            raise InputError("not LangSmith runs: expected runs with a run_type", path)
+        flat = _flatten(runs)
+        by_trace: dict[str, list[dict[str, Any]]] = {}
+        for run in flat:
+            by_trace.setdefault(str(run.get("trace_id") or _root_of(run, flat)), []).append(run)
+        return [_imported(tid, group) for tid, group in by_trace.items()]
+
+
+IMPORTER = LangSmithImporter()
+
+
+def _runs(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, dict) and isinstance(data.get("post"), list):
+        return _merge_posts(data["post"], data.get("patch") or [])
+    if isinstance(data, dict) and isinstance(data.get("runs"), list):
+        data = data["runs"]
+    elif isinstance(data, dict) and "run_type" in data:
+        data = [data]
+    return [r for r in data if isinstance(r, dict) and "id" in r] if isinstance(data, list) else []
+
+
+def _merge_posts(posts: list[Any], patches: list[Any]) -> list[dict[str, Any]]:
+    """The SDK creates a run (post) and completes it (patch): together they are the run."""
+    runs = {str(p.get("id")): dict(p) for p in posts if isinstance(p, dict)}
+    by_order = {str(r.get("dotted_order")): r for r in runs.values()}
+    for patch in patches:
+        if not isinstance(patch, dict):
+            continue
+        # the JS SDK's patches carry no id: the dotted order names the run as well
+        run = runs.get(str(patch.get("id"))) or by_order.get(str(patch.get("dotted_order")))
+        if run is not None:
+            run.update({k: v for k, v in patch.items() if v is not None})
+    return list(runs.values())
+
+
+def _flatten(runs: list[dict[str, Any]], parent: Any = None) -> list[dict[str, Any]]:
+    out = []
+    for run in runs:
+        run = {**run, "parent_run_id": run.get("parent_run_id") or parent}
+        children = run.pop("child_runs", None) or []
+        out.append(run)
+        out.extend(_flatten([ch for ch in children if isinstance(ch, dict)], run.get("id")))
+    return out
+
+
+def _root_of(run: dict[str, Any], runs: list[dict[str, Any]]) -> Any:
+    by_id = {r.get("id"): r for r in runs}
+    while run.get("parent_run_id") in by_id:
+        run = by_id[run["parent_run_id"]]
+    return run.get("id")
+
+
+def _order(run: dict[str, Any]) -> tuple[str, float]:
+    return (str(run.get("dotted_order") or ""), c.parse_time_key(_time(run.get("start_time"))))
+
+
+def _time(value: Any) -> str | None:
+    return c.iso_from_epoch(value) if isinstance(value, (int, float)) else value
+
+
+def _imported(trace_id: str, runs: list[dict[str, Any]]) -> Imported:
+    runs = sorted(runs, key=_order)
+    events = [e for e in (_event(r) for r in runs) if e is not None]
+    ids = {r.get("id") for r in runs}
+    root = next((r for r in runs if r.get("parent_run_id") not in ids), runs[0])
+    meta = (_extra(root).get("metadata") or {}) if isinstance(_extra(root), dict) else {}
+    answer = _text_output(root.get("outputs"))
+    body = c.body(
+        events,
+        started_at=_time(root.get("start_time")),
+        agent={"name": root.get("name"), "version": meta.get("revision_id")},
+        user_message=c.first_user_text(events) or _text_input(root.get("inputs")),
+        terminal=c.terminal_from(
+            events, bool(root.get("error")) or root.get("status") == "error",
+            c.last_answer(events) or answer,
+        ),
+        extra={"root": {k: v for k, v in root.items() if k not in ("inputs", "outputs")}},
+    )
+    session = meta.get("thread_id") or meta.get("session_id")
+    return Imported(IMPORTER.name, body, trace_id=trace_id, session_id=session, label=trace_id)
+
+
+def _extra(run: dict[str, Any]) -> dict[str, Any]:
+    value = run.get("extra")
+    return value if isinstance(value, dict) else {}
+
+
+def _where(run: dict[str, Any]) -> dict[str, Any]:
+    start = c.parse_time_key(_time(run.get("start_time")))
+    end = c.parse_time_key(_time(run.get("end_time")))
+    return {
+        "timestamp": _time(run.get("start_time")),
+        "duration_ms": round((end - start) * 1000, 3) if end >= start > 0 else None,
+        "parent": run.get("parent_run_id"),
+    }
+
+
+_KEPT = ("id", "name", "tags", "total_tokens", "total_cost", "status", "extra")
+
+
+def _event(run: dict[str, Any]) -> dict[str, Any] | None:
+    kind = run.get("run_type")
+    extra = {k: run[k] for k in _KEPT if run.get(k) not in (None, [], {})}
+    if kind == "llm":
+        inputs = run.get("inputs") if isinstance(run.get("inputs"), dict) else {}
+        content, calls, model = _llm_output(run.get("outputs"))
+        return c.model_event(
+            model or _model(run, inputs), _llm_input(inputs), content, calls,
+            error=None, extra=extra, **_where(run),
+        )  # fmt: skip
+    if kind == "tool":
+        outputs = run.get("outputs")
+        result = outputs.get("output", outputs) if isinstance(outputs, dict) else c.MISSING
+        err = c.error(run["error"]) if run.get("error") else None
+        return c.tool_event(
+            str(run.get("name")), _tool_call_id(run), _tool_args(run.get("inputs")),
+            result, error=err, extra=extra, **_where(run),
+        )  # fmt: skip
+    if run.get("error") and kind in _RUN_TYPES:
+        return c.error_event(c.error(run["error"]), tool=None, extra=extra, **_where(run))
+    return None
+
+
+def _model(run: dict[str, Any], inputs: dict[str, Any]) -> str | None:
+    extra = _extra(run)
+    params = extra.get("invocation_params") if isinstance(extra.get("invocation_params"), dict) else {}
+    meta = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+    model = params.get("model") or params.get("model_name") or meta.get("ls_model_name")
+    return str(model or inputs.get("model")) if (model or inputs.get("model")) else None
+
+
+def _llm_input(inputs: dict[str, Any]) -> list[dict[str, Any]]:
+    messages = inputs.get("messages")
+    if isinstance(messages, list) and messages and isinstance(messages[0], list):
+        messages = messages[0]  # LangChain batches: one list of messages per prompt
+    if messages is None and isinstance(inputs.get("prompts"), list):
+        messages = [{"role": "user", "content": p} for p in inputs["prompts"]]
+    return c.messages(messages or [])
+
+
+def _llm_output(outputs: Any) -> tuple[str | None, list[dict[str, Any]], str | None]:
+    """OpenAI completions (`choices`) or LangChain results (`generations`)."""
+    if not isinstance(outputs, dict):
+        return None, [], None
+    if isinstance(outputs.get("choices"), list) and outputs["choices"]:
+        msg = c.message(outputs["choices"][0].get("message") or {})
+        return c.text_of(msg.get("content")), msg.get("tool_calls") or [], outputs.get("model")
+    generations = outputs.get("generations")
+    if isinstance(generations, list) and generations:
+        first = generations[0][0] if isinstance(generations[0], list) else generations[0]
+        msg = c.message(first.get("message") or {"role": "assistant", "content": first.get("text")})
+        meta = (first.get("message") or {}).get("kwargs", {}).get("response_metadata", {})
+        return c.text_of(msg.get("content")), msg.get("tool_calls") or [], meta.get("model_name")
+    return None, [], None
+
+
+def _tool_args(inputs: Any) -> dict[str, Any]:
+    if isinstance(inputs, dict) and set(inputs) == {"input"}:
+        return c.arguments(inputs["input"])
+    return c.arguments(inputs)
+
+
+def _tool_call_id(run: dict[str, Any]) -> str | None:
+    meta = _extra(run).get("metadata")
+    return c.opt_id(meta.get("tool_call_id")) if isinstance(meta, dict) else None
+
+
+def _text_input(inputs: Any) -> str | None:
+    if isinstance(inputs, dict):
+        for key in ("input", "question", "query", "messages"):
+            value = inputs.get(key)
+            if isinstance(value, str):
+                return value
+    return inputs if isinstance(inputs, str) else None
+
+
+def _text_output(outputs: Any) -> str | None:
+    if isinstance(outputs, dict):
+        for key in ("output", "answer", "result"):
+            if isinstance(outputs.get(key), str):
+                return str(outputs[key])
+    return outputs if isinstance(outputs, str) else None

@@ -1,0 +1,171 @@
+"""OpenAI Agents SDK traces: `Trace.export()` / `Span.export()` dicts.
+
+Accepts `{trace, spans}`, a bare span list, or the tracing ingest payload `{"data": [...]}`
+(traces and spans mixed). Generation spans are model calls; function spans tool calls
+(`input` a JSON string, `output` a string, `error` the tool's error); handoff spans handoffs.
+Response spans (the default Responses API model) export only a response id, so a run made
+with it has model calls without model or messages: the completeness check says so.
+Guardrail and custom spans are kept under `extra`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from corpus_tool.errors import InputError
+from corpus_tool.ingest import Imported
+from corpus_tool.ingest import _common as c
+
+
+class OpenAIAgentsImporter:
+    """The OpenAI Agents SDK's exported traces and spans."""
+
+    name = "openai-agents"
+
+    def sniff(self, data: Any, path: Path) -> bool:
+        return bool(_items(data)) and any(_is_span(i) for i in _items(data))
+
+    def load(self, data: Any, path: Path) -> list[Imported]:
+        items = _items(data)
+        spans = [i for i in items if _is_span(i)]
+        if not spans:
+            raise InputError("not an OpenAI Agents SDK export: no `trace.span` objects", path)
+        traces = {str(i.get("id")): i for i in items if i.get("object") == "trace"}
+        by_trace: dict[str, list[dict[str, Any]]] = {}
+        for span in spans:
+            by_trace.setdefault(str(span.get("trace_id")), []).append(span)
+        return [_run(tid, group, traces.get(tid, {})) for tid, group in by_trace.items()]
+
+
+IMPORTER = OpenAIAgentsImporter()
+
+
+def _items(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, dict) and isinstance(data.get("spans"), list):
+        trace = [data["trace"]] if isinstance(data.get("trace"), dict) else []
+        return [i for i in trace + data["spans"] if isinstance(i, dict)]
+    if isinstance(data, dict) and isinstance(data.get("data"), list):
+        data = data["data"]
+    return [i for i in data if isinstance(i, dict)] if isinstance(data, list) else []
+
+
+def _is_span(item: dict[str, Any]) -> bool:
+    return item.get("object") == "trace.span" and isinstance(item.get("span_data"), dict)
+
+
+def _run(trace_id: str, spans: list[dict[str, Any]], trace: dict[str, Any]) -> Imported:
+    spans = sorted(spans, key=lambda s: str(s.get("started_at") or ""))
+    agents = {s.get("id"): s["span_data"].get("name") for s in spans if s["span_data"].get("type") == "agent"}
+    events: list[dict[str, Any]] = []
+    kept: list[dict[str, Any]] = []
+    for span in spans:
+        made = _event(span, _node(span, spans, agents))
+        if made is not None:
+            events.append(made)
+        elif span["span_data"].get("type") != "agent":
+            kept.append(span)
+    events.extend(_agent_errors(spans, events))
+    first_agent = next(iter(agents.values()), None)
+    body = c.body(
+        events,
+        started_at=str(spans[0].get("started_at")) if spans and spans[0].get("started_at") else None,
+        agent={"name": first_agent or trace.get("workflow_name")},
+        user_message=c.first_user_text(events),
+        terminal=c.terminal_from(events, any(e["type"] == "error" for e in events)),
+        extra={"trace": trace, "spans": kept, "agents": _agent_facts(spans)},
+    )
+    group = trace.get("group_id")
+    return Imported(IMPORTER.name, body, trace_id=trace_id, session_id=group, label=trace_id)
+
+
+def _node(span: dict[str, Any], spans: list[dict[str, Any]], agents: dict[Any, Any]) -> str | None:
+    """The agent a span ran under: its nearest agent-span ancestor."""
+    by_id = {s.get("id"): s for s in spans}
+    parent = span.get("parent_id")
+    while parent is not None:
+        if parent in agents:
+            return str(agents[parent])
+        parent = (by_id.get(parent) or {}).get("parent_id")
+    return None
+
+
+def _where(span: dict[str, Any], node: str | None) -> dict[str, Any]:
+    start, end = c.parse_time_key(span.get("started_at")), c.parse_time_key(span.get("ended_at"))
+    return {
+        "node": node,
+        "timestamp": span.get("started_at"),
+        "duration_ms": round((end - start) * 1000, 3) if end >= start > 0 else None,
+        "parent": span.get("parent_id"),
+    }
+
+
+def _event(span: dict[str, Any], node: str | None) -> dict[str, Any] | None:
+    data = span["span_data"]
+    kind = data.get("type")
+    where = _where(span, node)
+    extra = {"span_id": span.get("id")}
+    if kind == "generation":
+        output = data.get("output") or []
+        content, calls = _generation_output(output)
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
+        config = data.get("model_config") if isinstance(data.get("model_config"), dict) else {}
+        params = {k: v for k, v in config.items() if v is not None and k != "temperature"}
+        return c.model_event(
+            data.get("model"), c.messages(data.get("input") or []), content, calls,
+            temperature=config.get("temperature"), params=params or None, usage=usage,
+            extra=extra, **where,
+        )  # fmt: skip
+    if kind == "response":
+        extra["response_id"] = data.get("response_id")
+        return c.model_event(None, [], None, [], usage=data.get("usage"), extra=extra, **where)
+    if kind == "function":
+        err = _tool_error(span.get("error"))
+        result = c.loads_maybe(data.get("output")) if data.get("output") is not None else None
+        extra["mcp_data"] = data.get("mcp_data")
+        return c.tool_event(
+            str(data.get("name")), None, c.arguments(data.get("input")), result,
+            error=err, extra=extra, **where,
+        )  # fmt: skip
+    if kind == "handoff" and data.get("to_agent"):
+        return c.handoff_event(data.get("from_agent"), str(data["to_agent"]), extra=extra, **where)
+    return None
+
+
+def _generation_output(output: Any) -> tuple[str | None, list[dict[str, Any]]]:
+    messages = c.messages(output)
+    texts = [t for t in (c.text_of(m.get("content")) for m in messages) if t]
+    calls = [call for m in messages for call in m.get("tool_calls") or []]
+    return ("".join(texts) if texts else None), calls
+
+
+def _tool_error(raw: Any) -> dict[str, str] | None:
+    """`{message, data}`: the SDK puts the tool's own exception text in `data.error`."""
+    if not isinstance(raw, dict):
+        return None
+    data = raw.get("data") if isinstance(raw.get("data"), dict) else {}
+    detail = data.get("error")
+    return c.error(detail if detail else raw.get("message") or "")
+
+
+def _agent_errors(spans: list[dict[str, Any]], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen = [e["error"] for e in events if e.get("error")]
+    out = []
+    for span in spans:
+        data = span["span_data"]
+        if data.get("type") not in ("agent", "guardrail", "custom") or not span.get("error"):
+            continue
+        err = _tool_error(span["error"])
+        if err is not None and err not in seen:
+            seen.append(err)
+            where = {**_where(span, data.get("name")), "timestamp": span.get("ended_at")}
+            out.append(c.error_event(err, **where, extra={"span_id": span.get("id")}))
+    return out
+
+
+def _agent_facts(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {k: v for k, v in s["span_data"].items() if k != "type" and v}
+        for s in spans
+        if s["span_data"].get("type") == "agent"
+    ]
