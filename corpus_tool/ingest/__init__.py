@@ -73,6 +73,7 @@ def _reads(importer: Importer) -> bool:
 def registry() -> dict[str, Importer]:
     """Importers by name, in sniffing order (most specific first)."""
     from corpus_tool.ingest import (
+        inspect_ai,
         langfuse,
         langsmith,
         native,
@@ -89,6 +90,7 @@ def registry() -> dict[str, Importer]:
         otel_genai.IMPORTER,
         tau_bench.TAU_BENCH,
         tau_bench.TAU2_BENCH,
+        inspect_ai.IMPORTER,
     ]
     return {imp.name: imp for imp in importers}
 

@@ -81,7 +81,7 @@ def _tool(
 ) -> dict[str, Any]:
     call = call or {}
     call_id = call.get("id") or c.opt_id(raw.get("tool_call_id") or raw.get("id"))
-    name = str(raw.get("name") or call.get("name") or "unknown_tool")
+    name = str(raw.get("name") or raw.get("function") or call.get("name") or "unknown_tool")
     err = error_of(raw)
     result = c.loads_maybe(msg.get("content"))
     return c.tool_event(name, call_id, call.get("arguments") or {}, result, error=err, **more)
