@@ -1,0 +1,54 @@
+"""Shared helpers for importer tests: the real sample files, and loading through the registry."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corpus_tool import completeness, ingest
+from corpus_tool.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def samples_dir() -> Path:
+    """`<repo>/../shared/samples` (CI clones the repo next to shared/); env override for worktrees."""
+    override = os.environ.get("CORPUS_SHARED_SAMPLES")
+    return Path(override) if override else REPO / ".." / "shared" / "samples"
+
+
+@pytest.fixture
+def samples() -> Path:
+    where = samples_dir()
+    if not where.is_dir():
+        pytest.skip(f"sample traces not found at {where}")
+    return where
+
+
+def load(path: Path, name: str = "auto") -> list[ingest.Imported]:
+    """Every run of a file, as `corpus add` reads it."""
+    data, importer = ingest.parse(path.read_bytes(), path, name)
+    return importer.load(data, path)
+
+
+def calls(body: dict[str, Any]) -> list[tuple[str, dict[str, Any], Any]]:
+    """(tool, arguments, result or error) of every tool call, in order."""
+    return [
+        (e["tool"], e["arguments"], e["error"] if "error" in e else e.get("result"))
+        for e in body["events"]
+        if e["type"] == "tool_call"
+    ]
+
+
+def problems(body: dict[str, Any]) -> list[str]:
+    return [p.message for p in completeness.problems(body)]
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    assert main(["init", str(root)]) == 0
+    return root
