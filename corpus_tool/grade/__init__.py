@@ -56,6 +56,7 @@ def grade(
     scorer: Scorer | None = None,
 ) -> list[CheckResult]:
     """Every check `expect` asks for, graded on the replayed run, in `CHECK_NAMES` order."""
+    expect = expect or {}
     unknown = sorted(set(expect) - set(GRADERS))
     if unknown:
         raise InputError(

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from corpus_tool.grade.registry import Check, TableGrader
 from corpus_tool.grade.result import CheckResult, verdict
-from corpus_tool.grade.run import Run, names
+from corpus_tool.grade.run import Run, names, plural
 
 
 def host_of(egress: str) -> str:
@@ -36,7 +36,7 @@ def allowed(patterns: list[str], run: Run) -> CheckResult:
         problems.append(f"allowed: {', '.join(patterns) or '(none)'}")
     hosts = sorted({h for _, h in reached})
     ok = (
-        f"{len(reached)} calls reached allowed hosts: {', '.join(hosts)}"
+        f"{plural(len(reached), 'call')} reached allowed hosts: {', '.join(hosts)}"
         if reached
         else ("no tool call reached the network")
     )

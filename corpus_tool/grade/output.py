@@ -55,11 +55,12 @@ def regex(patterns: list[str], run: Run) -> CheckResult:
         try:
             hit = re.search(pattern, text or "")
         except re.error as err:
-            problems.append(f"pattern {show(pattern)} is not a valid regular expression ({err})")
+            problems.append(f"pattern `{pattern}` is not a valid regular expression ({err})")
             continue
         if text is None or hit is None:
-            problems.append(f"pattern {show(pattern)} matches nowhere; {_excerpt(text)}")
-    return verdict("output.regex", problems, f"output matches {_shown(patterns)}")
+            problems.append(f"pattern `{pattern}` matches nowhere; {_excerpt(text)}")
+    shown = ", ".join(f"`{p}`" for p in patterns) or "(nothing listed)"
+    return verdict("output.regex", problems, f"output matches {shown}")
 
 
 def similar(spec: Mapping[str, Any], run: Run) -> CheckResult:

@@ -30,7 +30,8 @@ class ToolCall:
     def request(self) -> str:
         """The call's identity for repeats: tool and canonical arguments, the key left out."""
         args = {k: v for k, v in self.arguments.items() if k != IDEMPOTENCY_ARG}
-        return self.tool + json.dumps(args, sort_keys=True, default=str, ensure_ascii=False)
+        text = json.dumps(_canonical(args), sort_keys=True, default=str, ensure_ascii=False)
+        return f"{self.tool} {text}"
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,17 @@ class Run:
     def of_type(self, event_type: str) -> list[tuple[int, Mapping[str, Any]]]:
         """(seq, event) for every event of one type, in order."""
         return [(seq_of(e, i), e) for i, e in enumerate(self.events) if e.get("type") == event_type]
+
+
+def _canonical(value: Any) -> Any:
+    """JSON numbers by value (5900.0 is 5900), so equal requests have one text."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    return value
 
 
 def make_run(

@@ -25,11 +25,13 @@ def status(expected: str, run: Run) -> CheckResult:
             actual=None,
         )
     if actual == expected:
-        return passed("terminal.status", f"ended {actual}", expected=expected, actual=actual)
+        return passed(
+            "terminal.status", f"terminal status is {actual}", expected=expected, actual=actual
+        )
     note = _NOT_SUCCESS.get(str(actual)) if expected == "succeeded" else None
     return failed(
         "terminal.status",
-        f"ended {actual}, expected {expected}" + (f" ({note})" if note else ""),
+        f"terminal status is {actual}, expected {expected}" + (f" ({note})" if note else ""),
         expected=expected,
         actual=actual,
     )
