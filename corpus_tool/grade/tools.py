@@ -18,7 +18,7 @@ def required(tools: list[str], run: Run) -> CheckResult:
     called = {c.tool for c in run.calls}
     missing = [t for t in tools if t not in called]
     problems = [f"required tool {t} was never called; {_sequence(run)}" for t in missing]
-    ok = "called: " + ", ".join(f"{t} ({seqs(_calls(run, t))})" for t in tools)
+    ok = "called: " + (", ".join(f"{t} ({seqs(_calls(run, t))})" for t in tools) or "(none listed)")
     return verdict("tools.required", problems, ok, missing=missing)
 
 
