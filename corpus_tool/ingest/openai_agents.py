@@ -123,6 +123,8 @@ def _event(span: dict[str, Any], node: str | None) -> dict[str, Any] | None:
         err = _tool_error(span.get("error"))
         result = c.loads_maybe(data.get("output")) if data.get("output") is not None else None
         extra["mcp_data"] = data.get("mcp_data")
+        if err is not None:  # what the model was shown instead of a result
+            extra["output"] = result
         return c.tool_event(
             str(data.get("name")), None, c.arguments(data.get("input")), result,
             error=err, extra=extra, **where,
@@ -145,7 +147,7 @@ def _tool_error(raw: Any) -> dict[str, str] | None:
         return None
     data = raw.get("data") if isinstance(raw.get("data"), dict) else {}
     detail = data.get("error")
-    return c.error(detail if detail else raw.get("message") or "")
+    return c.error(detail if detail else raw.get("message") or "", "ToolError")
 
 
 def _agent_errors(spans: list[dict[str, Any]], events: list[dict[str, Any]]) -> list[dict[str, Any]]:

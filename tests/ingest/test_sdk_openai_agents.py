@@ -1,0 +1,107 @@
+"""The OpenAI Agents SDK, run offline against a scripted model, exported by its own tracing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from corpus_tool.cli import main
+from tests.ingest.conftest import calls, load, problems
+from tests.ingest.fake_openai import Script, completion
+
+agents = pytest.importorskip("agents")
+openai = pytest.importorskip("openai")
+
+
+class Collector(agents.TracingProcessor):  # type: ignore[misc]
+    """Keeps what the SDK exports: `Trace.export()` and every `Span.export()`."""
+
+    def __init__(self) -> None:
+        self.traces: list[dict[str, Any]] = []
+        self.spans: list[dict[str, Any]] = []
+
+    def on_trace_start(self, trace: Any) -> None:
+        pass
+
+    def on_trace_end(self, trace: Any) -> None:
+        self.traces.append(trace.export())
+
+    def on_span_start(self, span: Any) -> None:
+        pass
+
+    def on_span_end(self, span: Any) -> None:
+        self.spans.append(span.export())
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self) -> None:
+        pass
+
+
+def _run_agent(tmp_path: Path) -> Path:
+    @agents.function_tool
+    def get_weather(city: str) -> str:
+        """Weather for a city."""
+        return f"sunny in {city}"
+
+    @agents.function_tool
+    def get_station(station_id: str) -> str:
+        """A weather station by id."""
+        raise LookupError(f"no station {station_id}")
+
+    script = Script([
+        completion(calls=[("call_1", "get_weather", {"city": "Tokyo"}),
+                          ("call_2", "get_station", {"station_id": "x9"})]),
+        completion("It is sunny in Tokyo."),
+    ])  # fmt: skip
+    client = openai.AsyncOpenAI(api_key="test", http_client=script.async_client())
+    model = agents.OpenAIChatCompletionsModel(model="gpt-4.1-mini", openai_client=client)
+    agent = agents.Agent(name="weather-bot", instructions="Answer weather questions.", model=model, tools=[get_weather, get_station])
+    collector = Collector()
+    agents.set_trace_processors([collector])
+    result = asyncio.run(agents.Runner.run(agent, "Weather in Tokyo?"))
+    assert result.final_output == "It is sunny in Tokyo."
+    path = tmp_path / "agents-export.json"
+    path.write_text(json.dumps({"trace": collector.traces[0], "spans": collector.spans}))
+    return path
+
+
+def test_openai_agents_sdk_export_imports(tmp_path: Path) -> None:
+    (run,) = load(_run_agent(tmp_path))
+    body = run.body
+    assert run.format == "openai-agents"
+    weather, station = calls(body)
+    assert weather == ("get_weather", {"city": "Tokyo"}, "sunny in Tokyo")
+    assert station[:2] == ("get_station", {"station_id": "x9"})
+    # the SDK itself redacts the exception text in its span error
+    assert station[2] == {"type": "ToolError", "message": "Tool execution failed. Error details are redacted."}
+    failed = [e for e in body["events"] if e["type"] == "tool_call"][1]
+    assert failed["extra"]["output"].startswith("An error occurred while running the tool")
+    assert body["terminal"] == {"status": "succeeded", "output": "It is sunny in Tokyo."}
+    assert body["input"]["user_message"] == "Weather in Tokyo?"
+    assert body["recorded"]["agent"]["name"] == "weather-bot"
+    assert problems(body) == []
+
+
+def test_openai_agents_sdk_export_becomes_a_valid_case(tmp_path: Path, corpus: Path) -> None:
+    path = _run_agent(tmp_path)
+    assert main(["-C", str(corpus), "add", str(path), "--id", "weather"]) == 0
+    trace = yaml.safe_load((corpus / "cases/weather/trace.yaml").read_text())
+    tools = [e for e in trace["events"] if e["type"] == "tool_call"]
+    assert [t["call_id"] for t in tools] == ["call_1", "call_2"]  # linked to the model's requests
+    assert main(["-C", str(corpus), "validate"]) == 0
+
+
+def test_openai_agents_bare_span_list_and_ingest_payload(tmp_path: Path) -> None:
+    doc = json.loads(_run_agent(tmp_path).read_text())
+    bare = tmp_path / "spans.json"
+    bare.write_text(json.dumps(doc["spans"]))
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps({"data": [doc["trace"], *doc["spans"]]}))
+    assert calls(load(bare)[0].body) == calls(load(payload)[0].body)
