@@ -110,7 +110,9 @@ def _event(span: dict[str, Any], node: str | None) -> dict[str, Any] | None:
         content, calls = _generation_output(output)
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
         config = data.get("model_config") if isinstance(data.get("model_config"), dict) else {}
-        params = {k: v for k, v in config.items() if v is not None and k != "temperature"}
+        # base_url says where the call went, not what was asked: extra, not a request parameter
+        params = {k: v for k, v in config.items() if v is not None and k not in _NOT_PARAMS}
+        extra.update({k: config[k] for k in _NOT_PARAMS if config.get(k) and k != "temperature"})
         return c.model_event(
             data.get("model"), c.messages(data.get("input") or []), content, calls,
             temperature=config.get("temperature"), params=params or None, usage=usage,
@@ -132,6 +134,9 @@ def _event(span: dict[str, Any], node: str | None) -> dict[str, Any] | None:
     if kind == "handoff" and data.get("to_agent"):
         return c.handoff_event(data.get("from_agent"), str(data["to_agent"]), extra=extra, **where)
     return None
+
+
+_NOT_PARAMS = ("temperature", "base_url")
 
 
 def _generation_output(output: Any) -> tuple[str | None, list[dict[str, Any]]]:

@@ -13,6 +13,7 @@ import yaml
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
 from tests.ingest.fake_openai import Script, completion
+from tests.ingest.replaying import chat_agent, replay_case
 
 agents = pytest.importorskip("agents")
 openai = pytest.importorskip("openai")
@@ -105,3 +106,20 @@ def test_openai_agents_bare_span_list_and_ingest_payload(tmp_path: Path) -> None
     payload = tmp_path / "payload.json"
     payload.write_text(json.dumps({"data": [doc["trace"], *doc["spans"]]}))
     assert calls(load(bare)[0].body) == calls(load(payload)[0].body)
+
+
+def test_openai_agents_case_replays_strictly_against_runtime_agent(tmp_path: Path, corpus: Path) -> None:
+    assert main(["-C", str(corpus), "add", str(_run_agent(tmp_path)), "--id", "weather"]) == 0
+    sdk_failure_text = "An error occurred while running the tool. Please try again."
+    agent = chat_agent("Answer weather questions.", "gpt-4.1-mini", on_error=lambda _err: sdk_failure_text)
+    result = replay_case(corpus / "cases/weather", agent)
+    assert result.divergence is None, result.divergence
+    assert result.terminal == {"status": "succeeded", "output": "It is sunny in Tokyo."}
+    assert [e["tool"] for e in result.events if e["type"] == "tool_call"] == ["get_weather", "get_station"]
+
+
+def test_openai_agents_replay_catches_a_changed_prompt(tmp_path: Path, corpus: Path) -> None:
+    assert main(["-C", str(corpus), "add", str(_run_agent(tmp_path)), "--id", "weather"]) == 0
+    agent = chat_agent("Answer weather questions, briefly.", "gpt-4.1-mini")
+    result = replay_case(corpus / "cases/weather", agent)
+    assert result.divergence is not None and result.divergence.kind == "ModelRequest"

@@ -1,0 +1,53 @@
+"""Replaying imported cases strictly against a `Runtime` agent equivalent to the SDK agent.
+
+`chat_agent` is the loop every SDK agent here runs (system prompt, user message, model, tools,
+tool results back to the model), written against the Runtime, building its messages in the
+trace model's chat shape. A strict replay with no divergence shows the import kept every
+model request, tool call, argument, result and error the framework recorded, in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from corpus_tool import Runtime, ToolError
+from corpus_tool.replay.engine import CaseSpec, Replay, replay
+from corpus_tool.replay.matching import ignored_fields
+
+
+def chat_agent(
+    system: str | None,
+    model: str | None = None,
+    on_error: Callable[[ToolError], str] = lambda err: err.message,
+    result_text: Callable[[Any], Any] = lambda value: value,
+) -> Callable[[dict[str, Any], Runtime], dict[str, Any]]:
+    """The entrypoint of a tool-calling chat agent."""
+
+    def run(case_input: dict[str, Any], rt: Runtime) -> dict[str, Any]:
+        head = [{"role": "system", "content": system}] if system is not None else []
+        messages: list[dict[str, Any]] = [*head, {"role": "user", "content": case_input["user_message"]}]
+        while True:
+            reply = rt.model(messages, model=model)
+            if not reply.tool_calls:
+                return {"status": "succeeded", "output": reply.content}
+            calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
+            messages.append({"role": "assistant", "content": reply.content, "tool_calls": calls})
+            for call in reply.tool_calls:
+                try:
+                    content = result_text(rt.tool(call.name, call.arguments))
+                except ToolError as err:
+                    content = on_error(err)
+                messages.append({"role": "tool", "content": content, "tool_call_id": call.id})
+
+    return run
+
+
+def replay_case(case_dir: Path, agent: Callable[[dict[str, Any], Runtime], dict[str, Any]]) -> Replay:
+    """Replay one case directory strictly."""
+    trace = yaml.safe_load((case_dir / "trace.yaml").read_text(encoding="utf-8"))
+    expected = yaml.safe_load((case_dir / "expected.yaml").read_text(encoding="utf-8"))
+    return replay(agent, CaseSpec(trace, expected, "strict", ignored_fields(None)))
