@@ -140,16 +140,37 @@ def _event(run: dict[str, Any]) -> dict[str, Any] | None:
             error=None, extra=extra, **_where(run),
         )  # fmt: skip
     if kind == "tool":
-        outputs = run.get("outputs")
-        result = outputs.get("output", outputs) if isinstance(outputs, dict) else c.MISSING
-        err = c.error(run["error"]) if run.get("error") else None
+        result, err = _tool_output(run.get("outputs"))
+        err = _error(run["error"]) if run.get("error") else err
         return c.tool_event(
             str(run.get("name")), _tool_call_id(run), _tool_args(run.get("inputs")),
             result, error=err, extra=extra, **_where(run),
         )  # fmt: skip
     if run.get("error") and kind in _RUN_TYPES:
-        return c.error_event(c.error(run["error"]), tool=None, extra=extra, **_where(run))
+        return c.error_event(_error(run["error"]), extra=extra, **_where(run))
     return None
+
+
+def _error(text: Any) -> dict[str, str]:
+    """LangChain stores `repr(exc)` + the traceback: its last line is `Type: message`."""
+    lines = [line for line in str(text).strip().splitlines() if line.strip()]
+    if len(lines) > 1 and "Traceback (most recent call last)" in str(text):
+        return c.error(lines[-1].strip())
+    return c.error(text)
+
+
+def _tool_output(outputs: Any) -> tuple[Any, dict[str, str] | None]:
+    """A tool run's output; a LangChain ToolMessage yields its content (status error: an error)."""
+    if not isinstance(outputs, dict):
+        return c.MISSING, None
+    output = outputs.get("output", outputs)
+    if isinstance(output, dict) and output.get("lc") and isinstance(output.get("kwargs"), dict):
+        output = {"type": "tool", **output["kwargs"]}
+    if isinstance(output, dict) and output.get("type") == "tool" and "content" in output:
+        if output.get("status") == "error":
+            return c.MISSING, c.error(output["content"], "ToolError")
+        return output["content"], None
+    return output, None
 
 
 def _model(run: dict[str, Any], inputs: dict[str, Any]) -> str | None:
@@ -192,8 +213,9 @@ def _tool_args(inputs: Any) -> dict[str, Any]:
 
 
 def _tool_call_id(run: dict[str, Any]) -> str | None:
-    meta = _extra(run).get("metadata")
-    return c.opt_id(meta.get("tool_call_id")) if isinstance(meta, dict) else None
+    extra = _extra(run)
+    meta = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+    return c.opt_id(extra.get("tool_call_id") or meta.get("tool_call_id"))
 
 
 def _text_input(inputs: Any) -> str | None:

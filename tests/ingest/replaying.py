@@ -24,6 +24,7 @@ def chat_agent(
     model: str | None = None,
     on_error: Callable[[ToolError], str] = lambda err: err.message,
     result_text: Callable[[Any], Any] = lambda value: value,
+    named_results: bool = False,
 ) -> Callable[[dict[str, Any], Runtime], dict[str, Any]]:
     """The entrypoint of a tool-calling chat agent."""
 
@@ -37,11 +38,12 @@ def chat_agent(
             calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
             messages.append({"role": "assistant", "content": reply.content, "tool_calls": calls})
             for call in reply.tool_calls:
+                named = {"name": call.name} if named_results else {}
                 try:
                     content = result_text(rt.tool(call.name, call.arguments))
                 except ToolError as err:
-                    content = on_error(err)
-                messages.append({"role": "tool", "content": content, "tool_call_id": call.id})
+                    content, named = on_error(err), {}
+                messages.append({"role": "tool", "content": content, "tool_call_id": call.id, **named})
 
     return run
 

@@ -1,0 +1,127 @@
+"""langchain-core, run offline with a scripted chat model, traced by its own LangChainTracer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from corpus_tool.cli import main
+from tests.ingest.conftest import calls, load, problems
+from tests.ingest.replaying import chat_agent, replay_case
+
+pytest.importorskip("langchain_core")
+pytest.importorskip("langsmith")
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage  # noqa: E402
+from langchain_core.runnables import RunnableConfig, RunnableLambda  # noqa: E402
+from langchain_core.tools import tool  # noqa: E402
+from langchain_core.tracers.langchain import LangChainTracer  # noqa: E402
+from langsmith._internal._serde import dumps_json  # noqa: E402
+
+
+class RecordingClient:
+    """Stands in for the LangSmith client: keeps the run payloads the tracer posts and patches."""
+
+    def __init__(self) -> None:
+        self.post: list[dict[str, Any]] = []
+        self.patch: list[dict[str, Any]] = []
+
+    def create_run(self, **run: Any) -> None:
+        self.post.append(run)
+
+    def update_run(self, run_id: Any, **run: Any) -> None:
+        self.patch.append({"id": run_id, **run})
+
+    def flush(self) -> None:
+        pass
+
+
+class ScriptedChatModel(GenericFakeChatModel):
+    model: str = "fake-chat-1"  # reported as ls_model_name / invocation_params.model
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Weather for a city."""
+    return f"sunny in {city}"
+
+
+@tool
+def get_station(station_id: str) -> str:
+    """A weather station by id."""
+    raise LookupError(f"no station {station_id}")
+
+
+def _run_chain(tmp_path: Path) -> Path:
+    tools = {t.name: t for t in (get_weather, get_station)}
+    model = ScriptedChatModel(messages=iter([
+        AIMessage(content="", tool_calls=[
+            {"name": "get_weather", "args": {"city": "Tokyo"}, "id": "call_1"},
+            {"name": "get_station", "args": {"station_id": "x9"}, "id": "call_2"},
+        ]),
+        AIMessage(content="It is sunny in Tokyo."),
+    ]))  # fmt: skip
+
+    def loop(question: str, config: RunnableConfig) -> Any:
+        messages: list[Any] = [SystemMessage("Answer weather questions."), HumanMessage(question)]
+        while True:
+            ai = model.invoke(messages, config=config)
+            messages.append(ai)
+            if not ai.tool_calls:
+                return ai.content
+            for call in ai.tool_calls:
+                try:
+                    messages.append(tools[call["name"]].invoke(call, config=config))
+                except LookupError as err:
+                    messages.append(ToolMessage(content=f"Error: {err}", tool_call_id=call["id"]))
+
+    client = RecordingClient()
+    tracer = LangChainTracer(client=client, project_name="weather")  # type: ignore[arg-type]
+    chain = RunnableLambda(loop).with_config(run_name="weather-chain")
+    assert chain.invoke("Weather in Tokyo?", config={"callbacks": [tracer]}) == "It is sunny in Tokyo."
+    tracer.wait_for_futures()
+    path = tmp_path / "langsmith-runs.json"
+    path.write_bytes(dumps_json({"post": client.post, "patch": client.patch}))
+    return path
+
+
+def test_langchain_runs_import_tools_errors_and_output(tmp_path: Path) -> None:
+    (run,) = load(_run_chain(tmp_path))
+    body = run.body
+    assert run.format == "langsmith"
+    assert calls(body) == [
+        ("get_weather", {"city": "Tokyo"}, "sunny in Tokyo"),
+        ("get_station", {"station_id": "x9"}, {"type": "LookupError", "message": "no station x9"}),
+    ]
+    assert body["terminal"] == {"status": "succeeded", "output": "It is sunny in Tokyo."}
+    assert body["recorded"]["models"] == ["fake-chat-1"]
+    assert body["recorded"]["agent"]["name"] == "weather-chain"
+    assert problems(body) == []
+
+
+def test_langchain_flat_run_list_imports_the_same(tmp_path: Path) -> None:
+    doc = json.loads(_run_chain(tmp_path).read_text())
+    merged = {r["id"]: dict(r) for r in doc["post"]}
+    for patch in doc["patch"]:
+        merged[patch["id"]].update({k: v for k, v in patch.items() if v is not None})
+    flat = tmp_path / "flat.json"
+    flat.write_text(json.dumps(list(reversed(merged.values()))))  # order comes from dotted_order
+    assert calls(load(flat)[0].body) == calls(load(tmp_path / "langsmith-runs.json")[0].body)
+
+
+def test_langchain_case_replays_strictly_against_runtime_agent(tmp_path: Path, corpus: Path) -> None:
+    assert main(["-C", str(corpus), "add", str(_run_chain(tmp_path)), "--id", "lc-weather"]) == 0
+    agent = chat_agent(
+        "Answer weather questions.", "fake-chat-1",
+        on_error=lambda err: f"Error: {err.message}", named_results=True,
+    )  # fmt: skip
+    result = replay_case(corpus / "cases/lc-weather", agent)
+    assert result.divergence is None, result.divergence
+    assert result.terminal == {"status": "succeeded", "output": "It is sunny in Tokyo."}
+    trace = yaml.safe_load((corpus / "cases/lc-weather/trace.yaml").read_text())
+    assert trace["source"]["format"] == "langsmith"
