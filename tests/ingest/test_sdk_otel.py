@@ -1,0 +1,123 @@
+"""OpenTelemetry GenAI spans from a real instrumentation (OpenLLMetry's OpenAI instrumentor)
+around a scripted model, tools traced with the OTel API as the GenAI conventions say."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corpus_tool.cli import main
+from tests.ingest.conftest import calls, load, problems
+from tests.ingest.fake_openai import Script, completion
+from tests.ingest.replaying import chat_agent, replay_case
+
+openai = pytest.importorskip("openai")
+pytest.importorskip("opentelemetry.sdk")
+pytest.importorskip("opentelemetry.exporter.otlp.proto.common")
+instrumentation = pytest.importorskip("opentelemetry.instrumentation.openai")
+
+from opentelemetry.trace import Status, StatusCode  # noqa: E402
+
+from tests.ingest.otel_export import legacy_batches, otlp_json, recording  # noqa: E402
+
+SYSTEM = "Answer weather questions."
+TOOLS: dict[str, Any] = {}
+
+
+def _weather(city: str) -> str:
+    return f"sunny in {city}"
+
+
+def _station(station_id: str) -> str:
+    raise LookupError(f"no station {station_id}")
+
+
+def _agent_loop(client: Any, tracer: Any, question: str) -> str:
+    """A hand-written agent: the model via the instrumented client, tools in execute_tool spans."""
+    tools = {"get_weather": _weather, "get_station": _station}
+    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
+    with tracer.start_as_current_span("invoke_agent weather-bot") as agent_span:
+        agent_span.set_attribute("gen_ai.operation.name", "invoke_agent")
+        agent_span.set_attribute("gen_ai.agent.name", "weather-bot")
+        while True:
+            reply = client.chat.completions.create(model="gpt-4.1-mini", messages=messages).choices[0].message
+            if not reply.tool_calls:
+                return str(reply.content)
+            messages.append(reply.model_dump(exclude_none=True))
+            for call in reply.tool_calls:
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": _execute(tracer, tools, call)})
+
+
+def _execute(tracer: Any, tools: dict[str, Any], call: Any) -> str:
+    name, args = call.function.name, json.loads(call.function.arguments)
+    with tracer.start_as_current_span(f"execute_tool {name}", record_exception=False, set_status_on_exception=False) as span:
+        span.set_attribute("gen_ai.operation.name", "execute_tool")
+        span.set_attribute("gen_ai.tool.name", name)
+        span.set_attribute("gen_ai.tool.call.id", call.id)
+        span.set_attribute("gen_ai.tool.call.arguments", call.function.arguments)
+        try:
+            result = tools[name](**args)
+        except LookupError as err:
+            span.record_exception(err)
+            span.set_attribute("error.type", type(err).__name__)
+            span.set_status(Status(StatusCode.ERROR, str(err)))
+            return f"Error: {err}"
+        span.set_attribute("gen_ai.tool.call.result", result)
+        return result
+
+
+@pytest.fixture
+def otel_run(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    script = Script([
+        completion(calls=[("call_1", "get_weather", {"city": "Tokyo"}),
+                          ("call_2", "get_station", {"station_id": "x9"})]),
+        completion("It is sunny in Tokyo."),
+    ])  # fmt: skip
+    with recording("weather-service") as (provider, exporter):
+        instrumentor = instrumentation.OpenAIInstrumentor()
+        instrumentor.instrument(tracer_provider=provider)
+        try:
+            client = openai.OpenAI(api_key="test", http_client=script.sync_client())
+            answer = _agent_loop(client, provider.get_tracer("weather-bot"), "Weather in Tokyo?")
+        finally:
+            instrumentor.uninstrument()
+        assert answer == "It is sunny in Tokyo."
+        yield otlp_json(exporter)
+
+
+def _write(tmp_path: Path, doc: dict[str, Any], name: str = "otlp.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_otel_genai_otlp_json_imports(tmp_path: Path, otel_run: dict[str, Any]) -> None:
+    (run,) = load(_write(tmp_path, otel_run))
+    body = run.body
+    assert run.format == "otel-genai"
+    assert calls(body) == [
+        ("get_weather", {"city": "Tokyo"}, "sunny in Tokyo"),
+        ("get_station", {"station_id": "x9"}, {"type": "LookupError", "message": "no station x9"}),
+    ]
+    assert body["terminal"] == {"status": "succeeded", "output": "It is sunny in Tokyo."}
+    assert body["recorded"]["agent"] == {"name": "weather-bot", "version": "1.4.2"}
+    assert body["recorded"]["models"] == ["gpt-4.1-mini-2025-04-14"]
+    assert problems(body) == []
+
+
+def test_otel_genai_legacy_batches_import_the_same(tmp_path: Path, otel_run: dict[str, Any]) -> None:
+    current = load(_write(tmp_path, otel_run))[0].body
+    legacy = load(_write(tmp_path, legacy_batches(otel_run), "batches.json"))[0].body
+    assert legacy["events"] == current["events"]
+
+
+def test_otel_genai_case_replays_strictly_against_runtime_agent(tmp_path: Path, corpus: Path, otel_run: dict[str, Any]) -> None:
+    assert main(["-C", str(corpus), "add", str(_write(tmp_path, otel_run)), "--id", "otel-weather"]) == 0
+    agent = chat_agent(SYSTEM, "gpt-4.1-mini-2025-04-14", on_error=lambda err: f"Error: {err.message}")
+    result = replay_case(corpus / "cases/otel-weather", agent)
+    assert result.divergence is None, result.divergence
+    assert [e["type"] for e in result.events] == ["model_call", "tool_call", "tool_call", "model_call"]
