@@ -78,6 +78,7 @@ def registry() -> dict[str, Importer]:
         langsmith,
         native,
         openai_agents,
+        openinference,
         otel_genai,
         tau_bench,
     )
@@ -88,6 +89,7 @@ def registry() -> dict[str, Importer]:
         langfuse.IMPORTER,
         langsmith.IMPORTER,
         otel_genai.IMPORTER,
+        openinference.IMPORTER,
         tau_bench.TAU_BENCH,
         tau_bench.TAU2_BENCH,
         inspect_ai.IMPORTER,

@@ -69,6 +69,8 @@ def _model(a: dict[str, Any]) -> Facts:
     }
     tools = [t.get("tool", {}).get("json_schema") for t in indexed(a, "llm.tools")]
     params = c.loads_maybe(a.get("llm.invocation_parameters"))
+    params = dict(params) if isinstance(params, dict) else {}
+    requested = params.pop("model", None)  # the model id is the event's own field
     return {
         "model": a.get("llm.model_name"),
         "messages": inputs,
@@ -76,7 +78,8 @@ def _model(a: dict[str, Any]) -> Facts:
         "calls": [call for m in outputs for call in m.get("tool_calls") or []],
         "usage": usage or None,
         "tools": [c.loads_maybe(t) for t in tools if t] or None,
-        "params": params if isinstance(params, dict) and params else None,
+        "params": params or None,
+        "requested_model": requested,
     }
 
 

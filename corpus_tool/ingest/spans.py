@@ -228,6 +228,8 @@ def _event(
     for other in others or []:
         fill(facts, other)
     extra = {"span_id": span.span_id, "span_name": span.name, **_leftover(span, conventions)}
+    if facts.get("requested_model"):
+        extra["requested_model"] = facts["requested_model"]
     if facts["kind"] == "model":
         return c.model_event(
             facts.get("model"),
