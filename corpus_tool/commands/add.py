@@ -152,12 +152,14 @@ def _report(corpus: Corpus, planned: list[_Planned], output: str, out: TextIO) -
         doc: Any = summaries[0] if len(summaries) == 1 else summaries
         out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         return
-    for case, summary in zip(planned, summaries):
+    for case, summary in zip(planned, summaries, strict=True):
         where = summary["path"]
         out.write(f"added case {case.case_id}: {summary['events']} events -> {where}\n")
         for problem in case.incomplete:
             out.write(f"  incomplete: {problem}\n")
-        out.write(f"  review {Path(where) / 'expected.yaml'} (lines marked REVIEW) before committing\n")
+        out.write(
+            f"  review {Path(where) / 'expected.yaml'} (lines marked REVIEW) before committing\n"
+        )
 
 
 def _summary(corpus: Corpus, case: _Planned) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Mapping helpers every importer shares: messages, tool calls, errors, events, the body.
+"""Mapping helpers every importer shares: events, call linking, the trace body.
 
 Importers differ in how they find facts; once found, the facts become trace events here, so
 every format yields the same shapes (OpenAI-style chat messages, `{id, name, arguments}` tool
@@ -7,242 +7,39 @@ calls, `{type, message}` errors) and feeds the same completeness check.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 from collections.abc import Iterable
-from datetime import datetime, timezone
 from typing import Any
 
-from corpus_tool.ingest.native import parse_error
+# importers reach every shared helper through this module
+from corpus_tool.ingest.chat import (
+    message,
+    messages,
+    responses_output,
+    text_of,
+    tool_call,
+    tool_calls,
+)
+from corpus_tool.ingest.values import (
+    MISSING,
+    arguments,
+    error,
+    iso_from_epoch,
+    iso_from_ns,
+    loads_maybe,
+    obj,
+    opt_id,
+    parse_time_key,
+)
 
-MISSING: Any = object()
-"""A tool result the source did not hold (distinct from a recorded `null`)."""
-
-_PLACEHOLDERS = {"", "<not specified>", "None", "null"}
-
-
-def loads_maybe(value: Any) -> Any:
-    """A JSON document held in a string, parsed; anything else as it came."""
-    if isinstance(value, str) and value[:1] in ("{", "[", '"'):
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            return value
-    return value
-
-
-def arguments(raw: Any) -> dict[str, Any]:
-    """Tool arguments as an object: JSON strings parsed, a bare value kept under `input`."""
-    value = loads_maybe(raw) if isinstance(raw, str) else raw
-    if isinstance(value, str) and value.startswith("{"):
-        value = _python_literal(value)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return {}
-    if isinstance(value, dict):
-        return value
-    return {"input": value}
-
-
-def _python_literal(text: str) -> Any:
-    """LangChain logs tool input as `str(dict)`; literal_eval reads literals only, never code."""
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return text
-
-
-def opt_id(value: Any) -> str | None:
-    """An id as a string; placeholders some exporters write (`<not specified>`) as None."""
-    if isinstance(value, list):  # agent_framework writes [run_id, call_id]: the call id is last
-        value = value[-1] if value else None
-    if value is None or str(value) in _PLACEHOLDERS:
-        return None
-    return str(value)
-
-
-def error(raw: Any, default_type: str = "Error") -> dict[str, str]:
-    """An error as `{type, message}` (strings `"Type: message"`, dicts, exceptions' text)."""
-    if isinstance(raw, dict) and "type" not in raw and ("message" in raw or "data" in raw):
-        return {"type": default_type, "message": str(raw.get("message") or raw.get("data") or "")}
-    parsed = parse_error(raw)
-    if parsed["type"] == "Error" and default_type != "Error":
-        parsed["type"] = default_type
-    return parsed
-
-
-def text_of(content: Any) -> str | None:
-    """The text of a message content: a string, or the text parts of a parts list joined."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [p for p in (_part_text(part) for part in content) if p is not None]
-        return "".join(texts) if texts else None
-    if isinstance(content, dict):
-        return _part_text(content)
-    return str(content)
-
-
-def _part_text(part: Any) -> str | None:
-    if isinstance(part, str):
-        return part
-    if not isinstance(part, dict):
-        return None
-    kind = part.get("type")
-    if kind in (None, "text", "output_text", "input_text") and isinstance(part.get("text"), str):
-        return str(part["text"])
-    if kind in (None, "text") and isinstance(part.get("content"), str):
-        return str(part["content"])
-    return None
-
-
-def tool_call(raw: Any) -> dict[str, Any] | None:
-    """A requested tool call from any common shape, as `{id, name, arguments}`."""
-    if not isinstance(raw, dict):
-        return None
-    function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
-    name = function.get("name") or raw.get("name") or raw.get("function")
-    if not isinstance(name, str) or not name:
-        return None
-    args = function.get("arguments", raw.get("arguments", raw.get("args", raw.get("input"))))
-    call_id = raw.get("id") if raw.get("type") != "function_call" else None
-    return {
-        "id": opt_id(raw.get("call_id") or raw.get("tool_call_id") or call_id or raw.get("id")),
-        "name": name,
-        "arguments": arguments(args),
-    }
-
-
-def tool_calls(raw: Any) -> list[dict[str, Any]]:
-    """Every recognisable tool call in a list."""
-    calls = (tool_call(item) for item in raw) if isinstance(raw, list) else ()
-    return [c for c in calls if c is not None]
-
-
-def message(raw: Any) -> dict[str, Any]:
-    """A chat message in OpenAI style `{role, content, tool_calls?, tool_call_id?, name?}`.
-
-    Accepts OpenAI chat messages, OTel GenAI `{role, parts}`, LangChain `{type, content}`
-    messages and Responses API items; what does not fit stays as it came.
-    """
-    if not isinstance(raw, dict):
-        return {"role": "user", "content": raw}
-    if raw.get("type") in _RESPONSES_ITEMS:
-        return _RESPONSES_ITEMS[raw["type"]](raw)
-    if raw.get("lc") and isinstance(raw.get("kwargs"), dict):  # a serialized LangChain message
-        kind = str((raw.get("id") or ["Message"])[-1]).removesuffix("Message").lower()
-        raw = {"type": {"human": "human", "ai": "ai", "system": "system", "tool": "tool"}.get(kind, kind), **raw["kwargs"]}
-    if isinstance(raw.get("parts"), list):
-        return _from_parts(raw)
-    role = raw.get("role") or _LANGCHAIN_ROLES.get(str(raw.get("type")), None)
-    if role is None:
-        return dict(raw)
-    out: dict[str, Any] = {"role": role, "content": raw.get("content")}
-    calls = raw.get("tool_calls") or (raw.get("additional_kwargs") or {}).get("tool_calls")
-    if calls:
-        out["tool_calls"] = tool_calls(calls)
-    for key in ("tool_call_id", "name"):
-        if raw.get(key) is not None:
-            out[key] = raw[key]
-    return out
-
-
-def _function_call_item(raw: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "assistant", "content": None, "tool_calls": tool_calls([raw])}
-
-
-def _function_output_item(raw: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": opt_id(raw.get("call_id")), "content": raw.get("output")}
-
-
-def _message_item(raw: dict[str, Any]) -> dict[str, Any]:
-    return {"role": raw.get("role") or "assistant", "content": text_of(raw.get("content"))}
-
-
-_RESPONSES_ITEMS = {  # OpenAI Responses API input/output items
-    "function_call": _function_call_item,
-    "function_call_output": _function_output_item,
-    "message": _message_item,
-}
-
-
-def responses_output(items: Any) -> tuple[str | None, list[dict[str, Any]]]:
-    """A Responses API `output` list: the message text and the function calls."""
-    texts: list[str] = []
-    calls: list[dict[str, Any]] = []
-    for item in items if isinstance(items, list) else []:
-        msg = message(item)
-        text = text_of(msg.get("content")) if msg.get("role") == "assistant" else None
-        if text:
-            texts.append(text)
-        calls.extend(msg.get("tool_calls") or [])
-    return ("".join(texts) if texts else None), calls
-
-
-_LANGCHAIN_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
-
-
-def _from_parts(raw: dict[str, Any]) -> dict[str, Any]:
-    """OTel GenAI message `{role, parts: [text | tool_call | tool_call_response ...]}`."""
-    parts = raw["parts"]
-    out: dict[str, Any] = {"role": raw.get("role") or "user", "content": text_of(parts)}
-    calls = [tool_call(p) for p in parts if isinstance(p, dict) and p.get("type") == "tool_call"]
-    if any(calls):
-        out["tool_calls"] = [c for c in calls if c is not None]
-    for part in parts:
-        if isinstance(part, dict) and part.get("type") == "tool_call_response":
-            out["role"] = "tool"
-            out["tool_call_id"] = opt_id(part.get("id"))
-            out["content"] = part.get("response", part.get("result"))
-    if raw.get("name"):
-        out["name"] = raw["name"]
-    return out
-
-
-def messages(raw: Any) -> list[dict[str, Any]]:
-    """A message list (a bare string is one user message)."""
-    if isinstance(raw, str):
-        return [{"role": "user", "content": raw}]
-    if isinstance(raw, dict) and isinstance(raw.get("messages"), list):
-        raw = raw["messages"]
-    return [message(m) for m in raw] if isinstance(raw, list) else []
-
-
-def iso_from_ns(nanos: Any) -> str | None:
-    """Unix nanoseconds (int or numeric string) as an ISO 8601 UTC timestamp."""
-    try:
-        value = int(nanos)
-    except (TypeError, ValueError):
-        return None
-    if value <= 0:
-        return None
-    seconds, rest = divmod(value, 1_000_000_000)
-    when = datetime.fromtimestamp(seconds, tz=timezone.utc).replace(microsecond=rest // 1000)
-    return when.isoformat().replace("+00:00", "Z")
-
-
-def parse_time_key(value: Any) -> float:
-    """An ISO 8601 timestamp as epoch seconds for sorting (0.0 when absent or unreadable)."""
-    if not isinstance(value, str):
-        return 0.0
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return 0.0
-    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
-
-
-def iso_from_epoch(value: Any) -> str | None:
-    """Epoch seconds, milliseconds or microseconds (guessed by magnitude), or ISO text."""
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            return value
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-        return None
-    scale = 1e9 if value > 1e17 else 1e6 if value > 1e14 else 1e3 if value > 1e11 else 1.0
-    return iso_from_ns(int(value / scale * 1e9))
+__all__ = [
+    "MISSING", "arguments", "body", "derived_config_hash", "error", "error_event",
+    "first_user_text", "handoff_event", "iso_from_epoch", "iso_from_ns", "last_answer",
+    "link_ids", "loads_maybe", "message", "messages", "model_event", "models_of", "number",
+    "obj", "opt_id", "parse_time_key", "responses_output", "terminal_from", "text_of",
+    "tool_call", "tool_calls", "tool_event",
+]  # fmt: skip
 
 
 def model_event(
@@ -459,7 +256,9 @@ def last_answer(events: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def terminal_from(events: list[dict[str, Any]], failed: bool, output: Any = MISSING) -> dict[str, Any]:
+def terminal_from(
+    events: list[dict[str, Any]], failed: bool, output: Any = MISSING
+) -> dict[str, Any]:
     """`failed` when the run errored, else `succeeded` with the last answer as output."""
     answer = last_answer(events) if output is MISSING else output
     if failed:

@@ -16,7 +16,7 @@ def any_value(value: Any) -> Any:
     """An OTLP JSON AnyValue (`{"stringValue": ...}`, `{"arrayValue": {...}}`, ...) decoded."""
     if not isinstance(value, dict) or len(value) != 1:
         return value if not isinstance(value, dict) or value else None
-    (kind, inner), = value.items()
+    ((kind, inner),) = value.items()
     if kind == "intValue":
         return int(inner) if isinstance(inner, (int, str)) and _INT.match(str(inner)) else inner
     if kind in ("stringValue", "boolValue", "doubleValue", "bytesValue"):
@@ -95,7 +95,5 @@ def _listify(node: Any) -> Any:
 def take(attrs: dict[str, Any], *prefixes: str) -> dict[str, Any]:
     """The attributes not under any of `prefixes`: what a mapping left for `extra`."""
     return {
-        k: v
-        for k, v in attrs.items()
-        if not any(k == p or k.startswith(p + ".") for p in prefixes)
+        k: v for k, v in attrs.items() if not any(k == p or k.startswith(p + ".") for p in prefixes)
     }

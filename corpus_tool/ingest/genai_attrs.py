@@ -27,7 +27,7 @@ _MESSAGE_EVENTS = {
 class GenAI:
     """OTel GenAI semconv, with OpenLLMetry's indexed attributes."""
 
-    prefixes = (
+    prefixes: tuple[str, ...] = (
         "gen_ai.input.messages",
         "gen_ai.output.messages",
         "gen_ai.system_instructions",
@@ -85,7 +85,9 @@ def _result(a: dict[str, Any]) -> Any:
 def _model(span: Span) -> Facts:
     a = span.attributes
     content, calls, finish = _output(span)
-    usage = {k.removeprefix("gen_ai.usage."): v for k, v in a.items() if k.startswith("gen_ai.usage.")}
+    usage = {
+        k.removeprefix("gen_ai.usage."): v for k, v in a.items() if k.startswith("gen_ai.usage.")
+    }
     finish_reasons = c.loads_maybe(a.get("gen_ai.response.finish_reasons"))
     if finish is None and isinstance(finish_reasons, list) and finish_reasons:
         finish = finish_reasons[0]
@@ -146,7 +148,7 @@ def _output(span: Span) -> tuple[str | None, list[dict[str, Any]], Any]:
     if choices:
         first = choices[0]
         message = c.loads_maybe(first.get("message")) or {}
-        return output_messages([{**(message if isinstance(message, dict) else {}), **first}])
+        return output_messages([{**(c.obj(message)), **first}])
     return None, [], None
 
 
@@ -189,8 +191,12 @@ def _tools(a: dict[str, Any]) -> list[Any] | None:
 class Vertex:
     """Google ADK's `gcp.vertex.agent.*` attributes: the model request/response as JSON."""
 
-    prefixes = ("gcp.vertex.agent.llm_request", "gcp.vertex.agent.llm_response")
-    prefixes += ("gcp.vertex.agent.tool_call_args", "gcp.vertex.agent.tool_response")
+    prefixes: tuple[str, ...] = (
+        "gcp.vertex.agent.llm_request",
+        "gcp.vertex.agent.llm_response",
+        "gcp.vertex.agent.tool_call_args",
+        "gcp.vertex.agent.tool_response",
+    )
 
     def kind(self, span: Span) -> str | None:
         a = span.attributes
@@ -205,8 +211,10 @@ class Vertex:
             return {"arguments": a.get("gcp.vertex.agent.tool_call_args"), "result": result}
         if kind != "model":
             return {}
-        return {**gemini_request(a.get("gcp.vertex.agent.llm_request")),
-                **gemini_response(a.get("gcp.vertex.agent.llm_response"))}
+        return {
+            **gemini_request(a.get("gcp.vertex.agent.llm_request")),
+            **gemini_response(a.get("gcp.vertex.agent.llm_response")),
+        }
 
 
 def gemini_request(raw: Any) -> Facts:
@@ -214,7 +222,7 @@ def gemini_request(raw: Any) -> Facts:
     request = c.loads_maybe(raw)
     if not isinstance(request, dict):
         return {}
-    config = request.get("config") if isinstance(request.get("config"), dict) else {}
+    config = c.obj(request.get("config"))
     system = config.get("system_instruction")
     head = [{"role": "system", "content": c.text_of(system)}] if system else []
     contents = [gemini_message(m) for m in request.get("contents") or []]
@@ -243,7 +251,9 @@ def gemini_message(raw: Any) -> dict[str, Any]:
     role = {"model": "assistant"}.get(str(raw.get("role")), raw.get("role") or "user")
     texts = [p["text"] for p in parts if isinstance(p.get("text"), str)]
     msg: dict[str, Any] = {"role": role, "content": "".join(texts) if texts else None}
-    calls = [c.tool_call(p["function_call"]) for p in parts if isinstance(p.get("function_call"), dict)]
+    calls = [
+        c.tool_call(p["function_call"]) for p in parts if isinstance(p.get("function_call"), dict)
+    ]
     if calls:
         msg["tool_calls"] = [x for x in calls if x is not None]
     for part in parts:

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest import Imported
+from corpus_tool.ingest import Imported, transcript
 from corpus_tool.ingest import _common as c
-from corpus_tool.ingest import transcript
 
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
@@ -110,7 +109,9 @@ def _run(sample: dict[str, Any], header: dict[str, Any]) -> Imported:
         events = transcript.events(sample.get("messages") or [], lambda _m: model, _message_error)
     error = sample.get("error")
     if error:
-        events.append(c.error_event(c.error(error.get("message") if isinstance(error, dict) else error)))
+        events.append(
+            c.error_event(c.error(error.get("message") if isinstance(error, dict) else error))
+        )
     first = raw_events[0].get("timestamp") if raw_events else None
     sample_id, epoch = str(sample.get("id")), sample.get("epoch", 1)
     body = c.body(
@@ -119,14 +120,20 @@ def _run(sample: dict[str, Any], header: dict[str, Any]) -> Imported:
         agent={"name": header.get("task"), "version": _version(header)},
         user_message=_input_text(sample.get("input")),
         terminal=c.terminal_from(events, bool(error), _output(sample) or c.last_answer(events)),
-        extra={"scores": sample.get("scores"), "target": sample.get("target"), "metadata": sample.get("metadata")},
+        extra={
+            "scores": sample.get("scores"),
+            "target": sample.get("target"),
+            "metadata": sample.get("metadata"),
+        },
     )
     label = f"sample-{sample_id}-epoch-{epoch}"
-    return Imported(IMPORTER.name, body, trace_id=sample.get("uuid"), label=label, task_id=sample_id)
+    return Imported(
+        IMPORTER.name, body, trace_id=sample.get("uuid"), label=label, task_id=sample_id
+    )
 
 
 def _version(header: dict[str, Any]) -> str | None:
-    revision = header.get("revision") if isinstance(header.get("revision"), dict) else {}
+    revision = c.obj(header.get("revision"))
     if revision.get("commit"):
         return str(revision["commit"])
     version = header.get("task_version")
@@ -136,7 +143,7 @@ def _version(header: dict[str, Any]) -> str | None:
 def _event(raw: dict[str, Any]) -> dict[str, Any] | None:
     where = {"timestamp": raw.get("timestamp"), "extra": {"span_id": raw.get("span_id")}}
     if raw["event"] == "model":
-        output = raw.get("output") if isinstance(raw.get("output"), dict) else {}
+        output = c.obj(raw.get("output"))
         choices = output.get("choices") or [{}]
         msg = c.message(choices[0].get("message") or {})
         return c.model_event(
@@ -151,13 +158,21 @@ def _event(raw: dict[str, Any]) -> dict[str, Any] | None:
             raw.get("result"), error=_tool_error(err) if err else None, **where,
         )  # fmt: skip
     if raw["event"] == "error" and raw.get("error"):
-        return c.error_event(c.error(raw["error"].get("message") if isinstance(raw["error"], dict) else raw["error"]), **where)
+        return c.error_event(
+            c.error(
+                raw["error"].get("message") if isinstance(raw["error"], dict) else raw["error"]
+            ),
+            **where,
+        )
     return None
 
 
 def _tool_error(err: Any) -> dict[str, str]:
     if isinstance(err, dict):
-        return {"type": str(err.get("type") or "ToolError"), "message": str(err.get("message") or "")}
+        return {
+            "type": str(err.get("type") or "ToolError"),
+            "message": str(err.get("message") or ""),
+        }
     return c.error(err, "ToolError")
 
 
@@ -174,7 +189,7 @@ def _input_text(value: Any) -> str | None:
 
 
 def _output(sample: dict[str, Any]) -> str | None:
-    output = sample.get("output") if isinstance(sample.get("output"), dict) else {}
+    output = c.obj(sample.get("output"))
     choices = output.get("choices") or []
     if choices and isinstance(choices[0], dict):
         return c.text_of((choices[0].get("message") or {}).get("content"))

@@ -48,7 +48,11 @@ class LangfuseImporter:
         spans = _mark_tools(spans)
         agent = {"name": _str(trace.get("name")), "version": _str(trace.get("version"))}
         extra = {k: v for k, v in trace.items() if k not in ("input", "output") and _str(v)}
-        body = to_body(spans, (*CONVENTIONS, Observation()), Run(_str(trace.get("id")), agent, {"trace": extra}))
+        body = to_body(
+            spans,
+            (*CONVENTIONS, Observation()),
+            Run(_str(trace.get("id")), agent, {"trace": extra}),
+        )
         if not body["events"]:
             raise InputError("no generation or tool observations in this Langfuse trace", path)
         _use_trace_io(body, trace)
@@ -72,7 +76,7 @@ def _str(value: Any) -> str | None:
 
 
 def _span(obs: dict[str, Any]) -> Span:
-    meta = obs.get("metadata") if isinstance(obs.get("metadata"), dict) else {}
+    meta = c.obj(obs.get("metadata"))
     attrs = flatten(meta.get("attributes")) if isinstance(meta.get("attributes"), dict) else {}
     more = {k: v for k, v in obs.items() if k not in _MAPPED | _NOISE and v not in (None, {}, [])}
     more.update({f"metadata.{k}": v for k, v in meta.items() if k != "attributes"})
@@ -118,7 +122,7 @@ def _tool_name(name: str) -> str:
 class Observation:
     """Langfuse's own observation fields, after the attribute conventions."""
 
-    prefixes = ("langfuse.usageDetails", "langfuse.modelParameters")
+    prefixes: tuple[str, ...] = ("langfuse.usageDetails", "langfuse.modelParameters")
 
     def kind(self, span: Span) -> str | None:
         return {"GENERATION": "model", "TOOL": "tool", "AGENT": "agent"}.get(
@@ -139,7 +143,7 @@ class Observation:
                 "params": params if isinstance(params, dict) and params else None,
             }
         if kind == "tool":
-            result = io["output"] if "output" in io else c.MISSING
+            result = io.get("output", c.MISSING)
             return {"tool": _tool_name(span.name), "arguments": io.get("input"), "result": result}
         return {"agent": span.name, "input": io.get("input"), "output": io.get("output")}
 

@@ -102,7 +102,8 @@ def _imported(trace_id: str, runs: list[dict[str, Any]]) -> Imported:
         agent={"name": root.get("name"), "version": meta.get("revision_id")},
         user_message=c.first_user_text(events) or _text_input(root.get("inputs")),
         terminal=c.terminal_from(
-            events, bool(root.get("error")) or root.get("status") == "error",
+            events,
+            bool(root.get("error")) or root.get("status") == "error",
             c.last_answer(events) or answer,
         ),
         extra={"root": {k: v for k, v in root.items() if k not in ("inputs", "outputs")}},
@@ -113,7 +114,7 @@ def _imported(trace_id: str, runs: list[dict[str, Any]]) -> Imported:
 
 def _extra(run: dict[str, Any]) -> dict[str, Any]:
     value = run.get("extra")
-    return value if isinstance(value, dict) else {}
+    return c.obj(value)
 
 
 def _where(run: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +134,7 @@ def _event(run: dict[str, Any]) -> dict[str, Any] | None:
     kind = run.get("run_type")
     extra = {k: run[k] for k in _KEPT if run.get(k) not in (None, [], {})}
     if kind == "llm":
-        inputs = run.get("inputs") if isinstance(run.get("inputs"), dict) else {}
+        inputs = c.obj(run.get("inputs"))
         content, calls, model = _llm_output(run.get("outputs"))
         return c.model_event(
             model or _model(run, inputs), _llm_input(inputs), content, calls,
@@ -175,8 +176,8 @@ def _tool_output(outputs: Any) -> tuple[Any, dict[str, str] | None]:
 
 def _model(run: dict[str, Any], inputs: dict[str, Any]) -> str | None:
     extra = _extra(run)
-    params = extra.get("invocation_params") if isinstance(extra.get("invocation_params"), dict) else {}
-    meta = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+    params = c.obj(extra.get("invocation_params"))
+    meta = c.obj(extra.get("metadata"))
     model = params.get("model") or params.get("model_name") or meta.get("ls_model_name")
     return str(model or inputs.get("model")) if (model or inputs.get("model")) else None
 
@@ -214,7 +215,7 @@ def _tool_args(inputs: Any) -> dict[str, Any]:
 
 def _tool_call_id(run: dict[str, Any]) -> str | None:
     extra = _extra(run)
-    meta = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+    meta = c.obj(extra.get("metadata"))
     return c.opt_id(extra.get("tool_call_id") or meta.get("tool_call_id"))
 
 

@@ -19,7 +19,7 @@ _KINDS = {"LLM": "model", "TOOL": "tool", "AGENT": "agent"}
 class OpenInference:
     """OpenInference attributes."""
 
-    prefixes = (
+    prefixes: tuple[str, ...] = (
         "openinference.span.kind",
         "llm.input_messages",
         "llm.output_messages",

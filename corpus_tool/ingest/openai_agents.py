@@ -56,7 +56,11 @@ def _is_span(item: dict[str, Any]) -> bool:
 
 def _run(trace_id: str, spans: list[dict[str, Any]], trace: dict[str, Any]) -> Imported:
     spans = sorted(spans, key=lambda s: str(s.get("started_at") or ""))
-    agents = {s.get("id"): s["span_data"].get("name") for s in spans if s["span_data"].get("type") == "agent"}
+    agents = {
+        s.get("id"): s["span_data"].get("name")
+        for s in spans
+        if s["span_data"].get("type") == "agent"
+    }
     events: list[dict[str, Any]] = []
     kept: list[dict[str, Any]] = []
     for span in spans:
@@ -69,7 +73,9 @@ def _run(trace_id: str, spans: list[dict[str, Any]], trace: dict[str, Any]) -> I
     first_agent = next(iter(agents.values()), None)
     body = c.body(
         events,
-        started_at=str(spans[0].get("started_at")) if spans and spans[0].get("started_at") else None,
+        started_at=str(spans[0].get("started_at"))
+        if spans and spans[0].get("started_at")
+        else None,
         agent={"name": first_agent or trace.get("workflow_name")},
         user_message=c.first_user_text(events),
         terminal=c.terminal_from(events, any(e["type"] == "error" for e in events)),
@@ -109,7 +115,7 @@ def _event(span: dict[str, Any], node: str | None) -> dict[str, Any] | None:
         output = data.get("output") or []
         content, calls = _generation_output(output)
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
-        config = data.get("model_config") if isinstance(data.get("model_config"), dict) else {}
+        config = c.obj(data.get("model_config"))
         # base_url says where the call went, not what was asked: extra, not a request parameter
         params = {k: v for k, v in config.items() if v is not None and k not in _NOT_PARAMS}
         extra.update({k: config[k] for k in _NOT_PARAMS if config.get(k) and k != "temperature"})
@@ -150,12 +156,14 @@ def _tool_error(raw: Any) -> dict[str, str] | None:
     """`{message, data}`: the SDK puts the tool's own exception text in `data.error`."""
     if not isinstance(raw, dict):
         return None
-    data = raw.get("data") if isinstance(raw.get("data"), dict) else {}
+    data = c.obj(raw.get("data"))
     detail = data.get("error")
     return c.error(detail if detail else raw.get("message") or "", "ToolError")
 
 
-def _agent_errors(spans: list[dict[str, Any]], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _agent_errors(
+    spans: list[dict[str, Any]], events: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     seen = [e["error"] for e in events if e.get("error")]
     out = []
     for span in spans:

@@ -68,13 +68,19 @@ def _hex(value: Any) -> str:
 
 
 def _span(item: dict[str, Any]) -> tuple[str, Span, dict[str, Any]]:
-    context = item.get("context") if isinstance(item.get("context"), dict) else {}
+    context = c.obj(item.get("context"))
     trace_id = _hex(context.get("trace_id") or item.get("context.trace_id") or "")
     attrs = flatten(item.get("attributes")) if isinstance(item.get("attributes"), dict) else {}
-    attrs.update({k.removeprefix("attributes."): v for k, v in item.items() if k.startswith("attributes.")})
+    attrs.update(
+        {k.removeprefix("attributes."): v for k, v in item.items() if k.startswith("attributes.")}
+    )
     start, end = item.get("start_time"), item.get("end_time")
     start_key, end_key = c.parse_time_key(start), c.parse_time_key(end)
-    resource = (item.get("resource") or {}).get("attributes") if isinstance(item.get("resource"), dict) else None
+    resource = (
+        (item.get("resource") or {}).get("attributes")
+        if isinstance(item.get("resource"), dict)
+        else None
+    )
     span = Span(
         span_id=str(_span_id(item)),
         parent_id=_hex(item["parent_id"]) if item.get("parent_id") else None,
@@ -87,16 +93,16 @@ def _span(item: dict[str, Any]) -> tuple[str, Span, dict[str, Any]]:
         events=tuple(_event(e) for e in item.get("events") or [] if isinstance(e, dict)),
         status_error=_status_error(item),
     )
-    return trace_id, span, resource if isinstance(resource, dict) else {}
+    return trace_id, span, c.obj(resource)
 
 
 def _event(raw: dict[str, Any]) -> SpanEvent:
-    attrs = raw.get("attributes") if isinstance(raw.get("attributes"), dict) else {}
+    attrs = c.obj(raw.get("attributes"))
     return SpanEvent(str(raw.get("name")), raw.get("timestamp"), flatten(attrs))
 
 
 def _status_error(item: dict[str, Any]) -> str | None:
-    status = item.get("status") if isinstance(item.get("status"), dict) else {}
+    status = c.obj(item.get("status"))
     code = status.get("status_code") or item.get("status_code")
     if str(code) not in _ERROR:
         return None

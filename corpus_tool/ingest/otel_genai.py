@@ -50,7 +50,9 @@ class OtelGenAIImporter:
 IMPORTER = OtelGenAIImporter()
 
 
-def runs(by_trace: dict[str, tuple[list[Span], dict[str, Any]]], fmt: str, path: Path) -> list[Imported]:
+def runs(
+    by_trace: dict[str, tuple[list[Span], dict[str, Any]]], fmt: str, path: Path
+) -> list[Imported]:
     """One Imported per trace id; a file without a span that maps to an event is refused."""
     out = []
     for trace_id, (spans, resource) in by_trace.items():
@@ -93,7 +95,9 @@ def _otlp_span(raw: dict[str, Any], logged: list[SpanEvent]) -> Span:
     status = raw.get("status") or {}
     events = tuple(
         SpanEvent(
-            str(e.get("name")), c.iso_from_ns(e.get("timeUnixNano")), key_values(e.get("attributes"))
+            str(e.get("name")),
+            c.iso_from_ns(e.get("timeUnixNano")),
+            key_values(e.get("attributes")),
         )
         for e in raw.get("events") or []
     )
@@ -107,7 +111,9 @@ def _otlp_span(raw: dict[str, Any], logged: list[SpanEvent]) -> Span:
         duration_ms=(end - start) / 1e6 if end >= start > 0 else None,
         attributes=key_values(raw.get("attributes")),
         events=events + tuple(logged),
-        status_error=str(status.get("message") or "") if status.get("code") in _ERROR_CODES else None,
+        status_error=str(status.get("message") or "")
+        if status.get("code") in _ERROR_CODES
+        else None,
     )
 
 
@@ -117,12 +123,18 @@ def _log_events(resource_logs: list[Any]) -> dict[str, list[SpanEvent]]:
     for rl in resource_logs:
         for scope in (rl or {}).get("scopeLogs") or []:
             for record in scope.get("logRecords") or []:
-                name = record.get("eventName") or key_values(record.get("attributes")).get("event.name")
+                name = record.get("eventName") or key_values(record.get("attributes")).get(
+                    "event.name"
+                )
                 if not record.get("spanId") or not name:
                     continue
                 attrs = key_values(record.get("attributes"))
-                body = key_values(((record.get("body") or {}).get("kvlistValue") or {}).get("values"))
-                when = c.iso_from_ns(record.get("timeUnixNano") or record.get("observedTimeUnixNano"))
+                body = key_values(
+                    ((record.get("body") or {}).get("kvlistValue") or {}).get("values")
+                )
+                when = c.iso_from_ns(
+                    record.get("timeUnixNano") or record.get("observedTimeUnixNano")
+                )
                 out.setdefault(str(record["spanId"]), []).append(
                     SpanEvent(str(name), when, {**attrs, **body})
                 )
@@ -158,7 +170,11 @@ def _jaeger_span(raw: dict[str, Any]) -> Span:
     events = []
     for log in raw.get("logs") or []:
         fields = _tags(log.get("fields"))
-        events.append(SpanEvent(str(fields.pop("event", "log")), c.iso_from_epoch(log.get("timestamp")), fields))
+        events.append(
+            SpanEvent(
+                str(fields.pop("event", "log")), c.iso_from_epoch(log.get("timestamp")), fields
+            )
+        )
     return Span(
         span_id=str(raw.get("spanID")),
         parent_id=str(parent) if parent else None,

@@ -91,7 +91,11 @@ def blank(value: Any) -> bool:
         return True
     if isinstance(value, str):
         return value in _ELIDED
-    if isinstance(value, list) and value and all(isinstance(m, dict) and "role" in m for m in value):
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(m, dict) and "role" in m for m in value)
+    ):
         return all(blank(m.get("content")) and not m.get("tool_calls") for m in value)
     return isinstance(value, (list, dict)) and not value
 
@@ -106,11 +110,10 @@ def exception_of(span: Span) -> dict[str, str] | None:
     if span.status_error is None and "error.type" not in span.attributes:
         return None
     message = span.status_error or ""
-    kind = span.attributes.get("error.type")
-    if kind is None:
+    error_type = span.attributes.get("error.type")
+    if error_type is None:
         return c.error(message)
-    prefix = f"{kind}: "
-    return {"type": str(kind), "message": message.removeprefix(prefix)}
+    return {"type": str(error_type), "message": message.removeprefix(f"{error_type}: ")}
 
 
 def stack_of(span: Span) -> str | None:

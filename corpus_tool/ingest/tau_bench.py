@@ -16,17 +16,22 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest import Imported
+from corpus_tool.ingest import Imported, transcript
 from corpus_tool.ingest import _common as c
-from corpus_tool.ingest import transcript
 
 _RUN_NAME = re.compile(
     r"^(?P<strategy>tool-calling|act|react|few-shot)-(?P<model>.+?)-(?P<temp>\d+(?:\.\d+)?)_range_"
 )
 _HISTORICAL = re.compile(r"^(?P<model>.+)-(?P<env>airline|retail)$")
-_NOW = re.compile(r"current time is (\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)\s*([A-Z]{2,4})?")
+_NOW = re.compile(
+    r"current time is (\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)\s*([A-Z]{2,4})?"
+)
 _ZONES = {"EST": "-05:00", "EDT": "-04:00", "UTC": "+00:00", "GMT": "+00:00", "PST": "-08:00"}
-_ENDINGS = {"###STOP###": "succeeded", "###TRANSFER###": "needs_human", "###OUT-OF-SCOPE###": "rejected"}
+_ENDINGS = {
+    "###STOP###": "succeeded",
+    "###TRANSFER###": "needs_human",
+    "###OUT-OF-SCOPE###": "rejected",
+}
 
 
 def policy_time(text: Any) -> str | None:
@@ -59,7 +64,7 @@ class TauBenchImporter:
 
     def _run(self, run: dict[str, Any], strategy: str | None, model: str | None) -> Imported:
         traj = [m for m in run.get("traj") or [] if isinstance(m, dict)]
-        info = run.get("info") if isinstance(run.get("info"), dict) else {}
+        info = c.obj(run.get("info"))
         events = transcript.events(traj, lambda _m: model)
         if info.get("error"):
             events.append(c.error_event(_crash(info), stack=info.get("traceback")))
@@ -99,8 +104,10 @@ def _first_user(traj: list[dict[str, Any]]) -> str | None:
     return next((c.text_of(m.get("content")) for m in traj if m.get("role") == "user"), None)
 
 
-def _terminal(traj: list[dict[str, Any]], events: list[dict[str, Any]], crashed: bool) -> dict[str, Any]:
-    last_user = next((m for m in reversed(traj) if m.get("role") == "user"), {})
+def _terminal(
+    traj: list[dict[str, Any]], events: list[dict[str, Any]], crashed: bool
+) -> dict[str, Any]:
+    last_user: dict[str, Any] = next((m for m in reversed(traj) if m.get("role") == "user"), {})
     text = str(last_user.get("content") or "")
     status = next((s for mark, s in _ENDINGS.items() if mark in text), "unknown")
     return {"status": "failed" if crashed else status, "output": c.last_answer(events)}
@@ -114,34 +121,52 @@ class Tau2BenchImporter:
     def sniff(self, data: Any, path: Path) -> bool:
         if not isinstance(data, dict):
             return False
-        return isinstance(data.get("simulations"), list) or isinstance(data.get("simulation_run"), dict)
+        return isinstance(data.get("simulations"), list) or isinstance(
+            data.get("simulation_run"), dict
+        )
 
     def load(self, data: Any, path: Path) -> list[Imported]:
         if not self.sniff(data, path):
             raise InputError("not tau2-bench results: expected {simulations: [...]}", path)
-        info = data.get("info") if isinstance(data.get("info"), dict) else {}
+        info = c.obj(data.get("info"))
         sims = data.get("simulations") or [data["simulation_run"]]
         return [self._run(s, info) for s in sims if isinstance(s, dict)]
 
     def _run(self, sim: dict[str, Any], info: dict[str, Any]) -> Imported:
-        agent_info = info.get("agent_info") if isinstance(info.get("agent_info"), dict) else {}
+        agent_info = c.obj(info.get("agent_info"))
         model = agent_info.get("llm")
         messages = [m for m in sim.get("messages") or [] if isinstance(m, dict)]
         greeting, rest = _split_greeting(messages)
         events = transcript.events(rest, lambda m: _model(m, model), _tau2_error, _tau2_extra)
-        env = info.get("environment_info") if isinstance(info.get("environment_info"), dict) else {}
+        env = c.obj(info.get("environment_info"))
         task_id, trial = str(sim.get("task_id")), sim.get("trial", 0)
-        kept = ("reward_info", "termination_reason", "agent_cost", "user_cost", "duration", "seed", "id")
+        kept = (
+            "reward_info",
+            "termination_reason",
+            "agent_cost",
+            "user_cost",
+            "duration",
+            "seed",
+            "id",
+        )
         body = c.body(
             events,
-            started_at=sim.get("start_time") or sim.get("timestamp") or policy_time(env.get("policy")),
+            started_at=sim.get("start_time")
+            or sim.get("timestamp")
+            or policy_time(env.get("policy")),
             agent={"name": f"tau2-{agent_info.get('implementation') or 'agent'}"},
             user_message=_first_user(rest),
             terminal=_tau2_terminal(sim, events),
             extra={**{k: sim.get(k) for k in kept}, "domain": env.get("domain_name")},
             conversation=greeting,
         )
-        return Imported(self.name, body, trace_id=sim.get("id"), label=f"task-{task_id}-trial-{trial}", task_id=task_id)
+        return Imported(
+            self.name,
+            body,
+            trace_id=sim.get("id"),
+            label=f"task-{task_id}-trial-{trial}",
+            task_id=task_id,
+        )
 
 
 def _split_greeting(messages: list[dict[str, Any]]) -> tuple[list[Any], list[dict[str, Any]]]:
@@ -152,7 +177,7 @@ def _split_greeting(messages: list[dict[str, Any]]) -> tuple[list[Any], list[dic
 
 
 def _model(msg: dict[str, Any], default: Any) -> str | None:
-    raw = msg.get("raw_data") if isinstance(msg.get("raw_data"), dict) else {}
+    raw = c.obj(msg.get("raw_data"))
     return str(raw.get("model") or default) if (raw.get("model") or default) else None
 
 

@@ -46,15 +46,23 @@ def events(
             calls = [_fresh(call, asked, renamed) for call in msg.get("tool_calls") or []]
             asked.update({call["id"]: call for call in calls})
             content = c.text_of(msg.get("content"))
-            out.append(c.model_event(model_of(raw), list(history), content, calls, usage=raw.get("usage"), **more))
+            out.append(
+                c.model_event(
+                    model_of(raw), list(history), content, calls, usage=raw.get("usage"), **more
+                )
+            )
         elif msg.get("role") == "tool":
             call_id = c.opt_id(raw.get("tool_call_id") or raw.get("id"))
-            out.append(_tool(raw, msg, asked.get(renamed.get(call_id or "", call_id)), error_of, more))
+            out.append(
+                _tool(raw, msg, asked.get(renamed.get(call_id or "", call_id)), error_of, more)
+            )
         history.append(msg)
     return out
 
 
-def _fresh(call: dict[str, Any], asked: dict[str | None, Any], renamed: dict[str, str]) -> dict[str, Any]:
+def _fresh(
+    call: dict[str, Any], asked: dict[str | None, Any], renamed: dict[str, str]
+) -> dict[str, Any]:
     """A call id the model reuses from an earlier turn gets a `~N` suffix.
 
     Some models recycle ids across turns; the tool message answers the latest request, and

@@ -15,7 +15,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def samples_dir() -> Path:
-    """`<repo>/../shared/samples` (CI clones the repo next to shared/); env override for worktrees."""
+    """`<repo>/../shared/samples` (CI clones the repo next to shared/).
+
+    CORPUS_SHARED_SAMPLES overrides it, for a worktree that does not sit next to shared/.
+    """
     override = os.environ.get("CORPUS_SHARED_SAMPLES")
     return Path(override) if override else REPO / ".." / "shared" / "samples"
 

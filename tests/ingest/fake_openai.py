@@ -13,7 +13,9 @@ from typing import Any
 import httpx
 
 
-def completion(content: str | None = None, calls: list[tuple[str, str, dict[str, Any]]] | None = None) -> dict[str, Any]:
+def completion(
+    content: str | None = None, calls: list[tuple[str, str, dict[str, Any]]] | None = None
+) -> dict[str, Any]:
     """One chat.completion body: text, or tool calls as (id, name, arguments)."""
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if calls:
@@ -26,7 +28,9 @@ def completion(content: str | None = None, calls: list[tuple[str, str, dict[str,
         "object": "chat.completion",
         "created": 1767225600,
         "model": "gpt-4.1-mini-2025-04-14",
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+        ],
         "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25},
     }
 

@@ -30,12 +30,17 @@ def chat_agent(
 
     def run(case_input: dict[str, Any], rt: Runtime) -> dict[str, Any]:
         head = [{"role": "system", "content": system}] if system is not None else []
-        messages: list[dict[str, Any]] = [*head, {"role": "user", "content": case_input["user_message"]}]
+        messages: list[dict[str, Any]] = [
+            *head,
+            {"role": "user", "content": case_input["user_message"]},
+        ]
         while True:
             reply = rt.model(messages, model=model)
             if not reply.tool_calls:
                 return {"status": "succeeded", "output": reply.content}
-            calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
+            calls = [
+                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls
+            ]
             messages.append({"role": "assistant", "content": reply.content, "tool_calls": calls})
             for call in reply.tool_calls:
                 named = {"name": call.name} if named_results else {}
@@ -43,12 +48,16 @@ def chat_agent(
                     content = result_text(rt.tool(call.name, call.arguments))
                 except ToolError as err:
                     content, named = on_error(err), {}
-                messages.append({"role": "tool", "content": content, "tool_call_id": call.id, **named})
+                messages.append(
+                    {"role": "tool", "content": content, "tool_call_id": call.id, **named}
+                )
 
     return run
 
 
-def replay_case(case_dir: Path, agent: Callable[[dict[str, Any], Runtime], dict[str, Any]]) -> Replay:
+def replay_case(
+    case_dir: Path, agent: Callable[[dict[str, Any], Runtime], dict[str, Any]]
+) -> Replay:
     """Replay one case directory strictly."""
     trace = yaml.safe_load((case_dir / "trace.yaml").read_text(encoding="utf-8"))
     expected = yaml.safe_load((case_dir / "expected.yaml").read_text(encoding="utf-8"))

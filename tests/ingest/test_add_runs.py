@@ -42,7 +42,9 @@ def tau_file(tmp_path: Path) -> Path:
     return path
 
 
-def test_add_many_runs_without_choice_is_refused(corpus: Path, tau_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_add_many_runs_without_choice_is_refused(
+    corpus: Path, tau_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["-C", str(corpus), "add", str(tau_file)]) == 2
     err = capsys.readouterr().err
     assert "holds 2 runs (task-3-trial-0, task-5-trial-0)" in err and "--select" in err
@@ -58,12 +60,16 @@ def test_add_select_picks_one_run_by_task_id(corpus: Path, tau_file: Path) -> No
     assert trace["extra"]["reward"] == 0.0
 
 
-def test_add_select_unknown_task_lists_runs(corpus: Path, tau_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_add_select_unknown_task_lists_runs(
+    corpus: Path, tau_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["-C", str(corpus), "add", str(tau_file), "--select", "9"]) == 2
     assert "no run with task id or label '9'" in capsys.readouterr().err
 
 
-def test_add_all_writes_each_run_with_prefixed_ids(corpus: Path, tau_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_add_all_writes_each_run_with_prefixed_ids(
+    corpus: Path, tau_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["-C", str(corpus), "add", str(tau_file), "--all", "--id", "airline"]) == 0
     cases = sorted(p.name for p in (corpus / "cases").iterdir() if p.is_dir())
     assert cases == ["airline-task-3-trial-0", "airline-task-5-trial-0"]
@@ -71,7 +77,9 @@ def test_add_all_writes_each_run_with_prefixed_ids(corpus: Path, tau_file: Path,
     assert main(["-C", str(corpus), "validate"]) == 0
 
 
-def test_add_all_is_all_or_nothing(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_add_all_is_all_or_nothing(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     broken = _tau_run(7)
     broken["traj"] = broken["traj"][:3]  # type: ignore[index]  # the tool never answered
     path = tmp_path / "tool-calling-gpt-4o-0.0_range_0-2_user-x_1.json"
@@ -81,14 +89,18 @@ def test_add_all_is_all_or_nothing(corpus: Path, tmp_path: Path, capsys: pytest.
     assert not [p for p in (corpus / "cases").iterdir() if p.is_dir()]
 
 
-def test_add_all_json_report(corpus: Path, tau_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_add_all_json_report(
+    corpus: Path, tau_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["-C", str(corpus), "add", str(tau_file), "--all", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [r["case"] for r in report] == ["task-3-trial-0", "task-5-trial-0"]
     assert {r["format"] for r in report} == {"tau-bench"}
 
 
-def test_add_unknown_format_name(corpus: Path, tau_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_add_unknown_format_name(
+    corpus: Path, tau_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["-C", str(corpus), "add", str(tau_file), "--format", "nope"]) == 2
     assert "unknown format 'nope'; known: auto, native" in capsys.readouterr().err
 
@@ -105,17 +117,26 @@ def _sample() -> dict[str, object]:
     return {
         "id": 1, "epoch": 1, "input": "list files",
         "events": [
-            {"event": "model", "timestamp": "2025-01-01T00:00:00+00:00", "model": "m/x", "input": [],
-             "output": {"choices": [{"message": {"role": "assistant", "content": "",
-                        "tool_calls": [{"id": "t1", "function": "bash", "arguments": {"cmd": "ls"}}]}}]}},
-            {"event": "tool", "timestamp": "2025-01-01T00:00:01+00:00", "id": "t1", "function": "bash",
-             "arguments": {"cmd": "ls"}, "result": "", "error": {"type": "timeout", "message": "took too long"}},
+            {"event": "model", "timestamp": "2025-01-01T00:00:00+00:00", "model": "m/x",
+             "input": [], "output": {"choices": [{"message": {
+                 "role": "assistant", "content": "",
+                 "tool_calls": [{"id": "t1", "function": "bash", "arguments": {"cmd": "ls"}}]}}]}},
+            {"event": "tool", "timestamp": "2025-01-01T00:00:01+00:00", "id": "t1",
+             "function": "bash", "arguments": {"cmd": "ls"}, "result": "",
+             "error": {"type": "timeout", "message": "took too long"}},
         ],
     }  # fmt: skip
 
 
 def test_add_eval_archive_ignores_entries_outside_samples(corpus: Path, tmp_path: Path) -> None:
-    header = {"eval": {"task": "ls-task", "task_version": 2, "model": "m/x", "created": "2025-01-01T00:00:00+00:00"}}
+    header = {
+        "eval": {
+            "task": "ls-task",
+            "task_version": 2,
+            "model": "m/x",
+            "created": "2025-01-01T00:00:00+00:00",
+        }
+    }
     path = tmp_path / "run.eval"
     path.write_bytes(_eval_zip({
         "header.json": json.dumps(header).encode(),
@@ -129,7 +150,10 @@ def test_add_eval_archive_ignores_entries_outside_samples(corpus: Path, tmp_path
 
 
 def test_add_eval_archive_bomb_is_refused(
-    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    corpus: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(inspect_ai, "MAX_ENTRY_BYTES", 4096)  # the real limit is 64 MiB
     path = tmp_path / "bomb.eval"
@@ -138,7 +162,9 @@ def test_add_eval_archive_bomb_is_refused(
     assert "samples/1.json in the archive is over 4,096 bytes" in capsys.readouterr().err
 
 
-def test_add_broken_eval_archive(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_add_broken_eval_archive(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "broken.eval"
     path.write_bytes(b"PK\x03\x04 not really a zip")
     assert main(["-C", str(corpus), "add", str(path)]) == 2

@@ -45,8 +45,12 @@ def test_otel_jaeger_clarifying_answer(samples: Path) -> None:
     assert run.body["recorded"]["models"] == ["gpt-4.1-mini-2025-04-14"]
 
 
-def test_otel_export_without_genai_spans_is_refused(samples: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["-C", str(corpus), "add", str(samples / "otel_genai/otlp_proto_examples_trace.json")])
+def test_otel_export_without_genai_spans_is_refused(
+    samples: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["-C", str(corpus), "add", str(samples / "otel_genai/otlp_proto_examples_trace.json")]
+    )
     assert code == 2
     assert "no GenAI spans" in capsys.readouterr().err
 
@@ -57,11 +61,20 @@ LANGFUSE = {
         "The weather in Tokyo is currently sunny.",
     ),
     "microsoft-agent-2025-10-14.json": (
-        [("get_weather", {"location": "Portland"}, "The weather in Portland is stormy with a high of 19°C.")],
+        [
+            (
+                "get_weather",
+                {"location": "Portland"},
+                "The weather in Portland is stormy with a high of 19°C.",
+            )
+        ],
         "The weather in Portland is currently stormy",
     ),
     "koog-2025-08-26.json": (
-        [("ByeTool", {"name": "Bob"}, "Bye my dear Bob!"), ("HelloTool", {"name": "Bob"}, "Hello my darling Bob!")],
+        [
+            ("ByeTool", {"name": "Bob"}, "Bye my dear Bob!"),
+            ("HelloTool", {"name": "Bob"}, "Hello my darling Bob!"),
+        ],
         "Hello my darling Bob! And, bye my dear Bob!",
     ),
     "google-adk-2025-08-28.json": ([("say_hello", {}, {})], "Hello Langfuse"),
@@ -78,14 +91,16 @@ def test_langfuse_exports_tools_and_output(samples: Path, name: str) -> None:
     expected_calls, output = LANGFUSE[name]
     got = calls(run.body)
     assert [(t, a) for t, a, _ in got] == [(t, a) for t, a, _ in expected_calls]
-    for (_, _, result), (_, _, want) in zip(got, expected_calls):
+    for (_, _, result), (_, _, want) in zip(got, expected_calls, strict=True):
         if want is not None:
             assert result == want
     assert run.body["terminal"]["output"].startswith(output)
     assert problems(run.body) == []
 
 
-def test_langfuse_pydantic_ai_output_tool_is_refused(samples: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_langfuse_pydantic_ai_output_tool_is_refused(
+    samples: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = samples / "langfuse/pydantic-ai-tools-2025-12-04.json"
     (run,) = load(path)
     assert [t for t, _, _ in calls(run.body)] == [
@@ -98,11 +113,22 @@ def test_langfuse_pydantic_ai_output_tool_is_refused(samples: Path, corpus: Path
 
 
 def test_tau_bench_runs_tool_errors_and_reward(samples: Path) -> None:
-    runs = load(samples / "tau_bench/tool-calling-grok-3-0.0_range_0--1_user-grok-3-llm_0921131646.subset2.json")
+    runs = load(
+        samples
+        / "tau_bench/tool-calling-grok-3-0.0_range_0--1_user-grok-3-llm_0921131646.subset2.json"
+    )
     assert [r.label for r in runs] == ["task-0-trial-0", "task-8-trial-0"]
     first = runs[0].body
-    failing = [c for c in calls(first) if isinstance(c[2], dict) and c[2].get("type") == "ToolError"]
-    assert failing == [("get_order_details", {"order_id": "#W2378156"}, {"type": "ToolError", "message": "503 Service Unavailable"})]
+    failing = [
+        c for c in calls(first) if isinstance(c[2], dict) and c[2].get("type") == "ToolError"
+    ]
+    assert failing == [
+        (
+            "get_order_details",
+            {"order_id": "#W2378156"},
+            {"type": "ToolError", "message": "503 Service Unavailable"},
+        )
+    ]
     assert first["recorded"]["models"] == ["grok-3"]
     assert first["extra"]["reward"] == pytest.approx(0.93)
     assert problems(first) == ["start time is missing"]  # retail results carry no time at all
@@ -116,10 +142,18 @@ def test_tau_bench_airline_takes_policy_time_and_unique_call_ids(samples: Path) 
     assert problems(zero.body) == []  # gpt-4o reuses call ids across turns: made unique
 
 
-def test_tau_bench_crashed_run_is_refused_with_reasons(samples: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = samples / "tau_bench/tool-calling-deepseek-v3-0.0_range_0-1_user-gpt-4o-human_0612073827.json"
+def test_tau_bench_crashed_run_is_refused_with_reasons(
+    samples: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = (
+        samples
+        / "tau_bench/tool-calling-deepseek-v3-0.0_range_0-1_user-gpt-4o-human_0612073827.json"
+    )
     (run,) = load(path)
-    assert run.body["events"][0]["error"] == {"type": "EOFError", "message": "EOF when reading a line"}
+    assert run.body["events"][0]["error"] == {
+        "type": "EOFError",
+        "message": "EOF when reading a line",
+    }
     assert main(["-C", str(corpus), "add", str(path)]) == 2
     assert "start time is missing" in capsys.readouterr().err
 
@@ -128,7 +162,11 @@ def test_tau2_error_flag_becomes_tool_error(samples: Path) -> None:
     runs = {r.task_id: r for r in load(samples / "tau2_bench/whissle_airline_run1.subset3.json")}
     assert sorted(runs) == ["11", "46", "9"]
     nine = runs["9"].body
-    assert calls(nine)[0] == ("get_reservation_details", {"reservation_id": "IFOYWZ"}, {"type": "ToolError", "message": "Reservation IFOYWZ not found"})
+    assert calls(nine)[0] == (
+        "get_reservation_details",
+        {"reservation_id": "IFOYWZ"},
+        {"type": "ToolError", "message": "Reservation IFOYWZ not found"},
+    )
     assert nine["extra"]["reward_info"]["reward"] == 1.0
     assert nine["input"]["conversation"][0]["content"] == "Hi! How can I help you today?"
     assert problems(nine) == []
@@ -142,14 +180,30 @@ def test_langsmith_runs(samples: Path) -> None:
     assert js.body["input"]["user_message"] == "howdy"
 
 
-def test_langsmith_tool_run_without_outputs_is_refused(samples: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["-C", str(corpus), "add", str(samples / "langsmith/langsmith-fetch_sample_runs_flat.json")]) == 2
-    assert "tool_call processToolCalls (seq 2) has neither result nor error" in capsys.readouterr().err
+def test_langsmith_tool_run_without_outputs_is_refused(
+    samples: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(
+            [
+                "-C",
+                str(corpus),
+                "add",
+                str(samples / "langsmith/langsmith-fetch_sample_runs_flat.json"),
+            ]
+        )
+        == 2
+    )
+    assert (
+        "tool_call processToolCalls (seq 2) has neither result nor error" in capsys.readouterr().err
+    )
 
 
 def test_inspect_eval_archive_tools(samples: Path) -> None:
     (run,) = load(samples / "inspect_ai/log_message_deduplication.eval")
-    assert calls(run.body)[:2] == [("bash", {"cmd": "ls"}, calls(run.body)[0][2])] * 1 + [calls(run.body)[1]]
+    assert calls(run.body)[:2] == [("bash", {"cmd": "ls"}, calls(run.body)[0][2])] * 1 + [
+        calls(run.body)[1]
+    ]
     assert [t for t, _, _ in calls(run.body)] == ["bash"] * 5
     assert "bin\nboot" in calls(run.body)[0][2]
     assert run.body["terminal"]["output"] == "done"
@@ -169,8 +223,16 @@ def test_inspect_tool_errors_without_requests_are_refused(samples: Path) -> None
     assert any("answers no model request" in p for p in problems(run.body))
 
 
-@pytest.mark.parametrize("rel", ["mcp/2026-07-28_CallToolRequest_call-tool-request.json", "otel_genai/agentevals_adk_py_v2_default_S6a.truth.json"])
-def test_unrecognised_file_lists_formats_tried(samples: Path, corpus: Path, capsys: pytest.CaptureFixture[str], rel: str) -> None:
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "mcp/2026-07-28_CallToolRequest_call-tool-request.json",
+        "otel_genai/agentevals_adk_py_v2_default_S6a.truth.json",
+    ],
+)
+def test_unrecognised_file_lists_formats_tried(
+    samples: Path, corpus: Path, capsys: pytest.CaptureFixture[str], rel: str
+) -> None:
     assert main(["-C", str(corpus), "add", str(samples / rel)]) == 2
     err = capsys.readouterr().err
     assert "tried: native, openai-agents, langfuse, langsmith, otel-genai" in err

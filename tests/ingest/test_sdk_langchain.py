@@ -16,12 +16,12 @@ from tests.ingest.replaying import chat_agent, replay_case
 pytest.importorskip("langchain_core")
 pytest.importorskip("langsmith")
 
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage  # noqa: E402
-from langchain_core.runnables import RunnableConfig, RunnableLambda  # noqa: E402
-from langchain_core.tools import tool  # noqa: E402
-from langchain_core.tracers.langchain import LangChainTracer  # noqa: E402
-from langsmith._internal._serde import dumps_json  # noqa: E402
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.tools import tool
+from langchain_core.tracers.langchain import LangChainTracer
+from langsmith._internal._serde import dumps_json
 
 
 class RecordingClient:
@@ -83,7 +83,9 @@ def _run_chain(tmp_path: Path) -> Path:
     client = RecordingClient()
     tracer = LangChainTracer(client=client, project_name="weather")  # type: ignore[arg-type]
     chain = RunnableLambda(loop).with_config(run_name="weather-chain")
-    assert chain.invoke("Weather in Tokyo?", config={"callbacks": [tracer]}) == "It is sunny in Tokyo."
+    assert (
+        chain.invoke("Weather in Tokyo?", config={"callbacks": [tracer]}) == "It is sunny in Tokyo."
+    )
     tracer.wait_for_futures()
     path = tmp_path / "langsmith-runs.json"
     path.write_bytes(dumps_json({"post": client.post, "patch": client.patch}))
@@ -114,7 +116,9 @@ def test_langchain_flat_run_list_imports_the_same(tmp_path: Path) -> None:
     assert calls(load(flat)[0].body) == calls(load(tmp_path / "langsmith-runs.json")[0].body)
 
 
-def test_langchain_case_replays_strictly_against_runtime_agent(tmp_path: Path, corpus: Path) -> None:
+def test_langchain_case_replays_strictly_against_runtime_agent(
+    tmp_path: Path, corpus: Path
+) -> None:
     assert main(["-C", str(corpus), "add", str(_run_chain(tmp_path)), "--id", "lc-weather"]) == 0
     agent = chat_agent(
         "Answer weather questions.", "fake-chat-1",

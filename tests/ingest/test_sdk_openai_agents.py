@@ -63,7 +63,12 @@ def _run_agent(tmp_path: Path) -> Path:
     ])  # fmt: skip
     client = openai.AsyncOpenAI(api_key="test", http_client=script.async_client())
     model = agents.OpenAIChatCompletionsModel(model="gpt-4.1-mini", openai_client=client)
-    agent = agents.Agent(name="weather-bot", instructions="Answer weather questions.", model=model, tools=[get_weather, get_station])
+    agent = agents.Agent(
+        name="weather-bot",
+        instructions="Answer weather questions.",
+        model=model,
+        tools=[get_weather, get_station],
+    )
     collector = Collector()
     agents.set_trace_processors([collector])
     result = asyncio.run(agents.Runner.run(agent, "Weather in Tokyo?"))
@@ -81,7 +86,10 @@ def test_openai_agents_sdk_export_imports(tmp_path: Path) -> None:
     assert weather == ("get_weather", {"city": "Tokyo"}, "sunny in Tokyo")
     assert station[:2] == ("get_station", {"station_id": "x9"})
     # the SDK itself redacts the exception text in its span error
-    assert station[2] == {"type": "ToolError", "message": "Tool execution failed. Error details are redacted."}
+    assert station[2] == {
+        "type": "ToolError",
+        "message": "Tool execution failed. Error details are redacted.",
+    }
     failed = [e for e in body["events"] if e["type"] == "tool_call"][1]
     assert failed["extra"]["output"].startswith("An error occurred while running the tool")
     assert body["terminal"] == {"status": "succeeded", "output": "It is sunny in Tokyo."}
@@ -108,14 +116,21 @@ def test_openai_agents_bare_span_list_and_ingest_payload(tmp_path: Path) -> None
     assert calls(load(bare)[0].body) == calls(load(payload)[0].body)
 
 
-def test_openai_agents_case_replays_strictly_against_runtime_agent(tmp_path: Path, corpus: Path) -> None:
+def test_openai_agents_case_replays_strictly_against_runtime_agent(
+    tmp_path: Path, corpus: Path
+) -> None:
     assert main(["-C", str(corpus), "add", str(_run_agent(tmp_path)), "--id", "weather"]) == 0
     sdk_failure_text = "An error occurred while running the tool. Please try again."
-    agent = chat_agent("Answer weather questions.", "gpt-4.1-mini", on_error=lambda _err: sdk_failure_text)
+    agent = chat_agent(
+        "Answer weather questions.", "gpt-4.1-mini", on_error=lambda _err: sdk_failure_text
+    )
     result = replay_case(corpus / "cases/weather", agent)
     assert result.divergence is None, result.divergence
     assert result.terminal == {"status": "succeeded", "output": "It is sunny in Tokyo."}
-    assert [e["tool"] for e in result.events if e["type"] == "tool_call"] == ["get_weather", "get_station"]
+    assert [e["tool"] for e in result.events if e["type"] == "tool_call"] == [
+        "get_weather",
+        "get_station",
+    ]
 
 
 def test_openai_agents_replay_catches_a_changed_prompt(tmp_path: Path, corpus: Path) -> None:

@@ -27,15 +27,26 @@ SYSTEM = "Answer weather questions."
 
 
 def _loop(client: Any, tracer: Any) -> str:
-    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "Weather in Tokyo?"}]
-    with tracer.start_as_current_span("weather-bot", attributes={"openinference.span.kind": "AGENT"}):
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": "Weather in Tokyo?"},
+    ]
+    with tracer.start_as_current_span(
+        "weather-bot", attributes={"openinference.span.kind": "AGENT"}
+    ):
         while True:
-            reply = client.chat.completions.create(model="gpt-4.1-mini", messages=messages).choices[0].message
+            reply = (
+                client.chat.completions.create(model="gpt-4.1-mini", messages=messages)
+                .choices[0]
+                .message
+            )
             if not reply.tool_calls:
                 return str(reply.content)
             messages.append(reply.model_dump(exclude_none=True))
             for call in reply.tool_calls:
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": _tool(tracer, call)})
+                messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "content": _tool(tracer, call)}
+                )
 
 
 def _tool(tracer: Any, call: Any) -> str:
@@ -45,7 +56,12 @@ def _tool(tracer: Any, call: Any) -> str:
         "tool_call.id": call.id,
         "input.value": call.function.arguments,
     }
-    with tracer.start_as_current_span(call.function.name, attributes=attributes, record_exception=False, set_status_on_exception=False) as span:
+    with tracer.start_as_current_span(
+        call.function.name,
+        attributes=attributes,
+        record_exception=False,
+        set_status_on_exception=False,
+    ) as span:
         city = json.loads(call.function.arguments).get("city")
         if city is None:
             err = LookupError("no station x9")
@@ -104,7 +120,9 @@ def test_openinference_in_otlp_json_imports_the_same(tmp_path: Path, finished: A
     assert [e["type"] for e in run.body["events"]] == [e["type"] for e in spans["events"]]
 
 
-def test_openinference_case_replays_strictly_against_runtime_agent(tmp_path: Path, corpus: Path, finished: Any) -> None:
+def test_openinference_case_replays_strictly_against_runtime_agent(
+    tmp_path: Path, corpus: Path, finished: Any
+) -> None:
     path = _span_json(finished, tmp_path / "spans.json")
     assert main(["-C", str(corpus), "add", str(path), "--id", "oi-weather"]) == 0
     trace_model = load(path)[0].body["recorded"]["models"][0]

@@ -39,22 +39,37 @@ def _station(station_id: str) -> str:
 def _agent_loop(client: Any, tracer: Any, question: str) -> str:
     """A hand-written agent: the model via the instrumented client, tools in execute_tool spans."""
     tools = {"get_weather": _weather, "get_station": _station}
-    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": question},
+    ]
     with tracer.start_as_current_span("invoke_agent weather-bot") as agent_span:
         agent_span.set_attribute("gen_ai.operation.name", "invoke_agent")
         agent_span.set_attribute("gen_ai.agent.name", "weather-bot")
         while True:
-            reply = client.chat.completions.create(model="gpt-4.1-mini", messages=messages).choices[0].message
+            reply = (
+                client.chat.completions.create(model="gpt-4.1-mini", messages=messages)
+                .choices[0]
+                .message
+            )
             if not reply.tool_calls:
                 return str(reply.content)
             messages.append(reply.model_dump(exclude_none=True))
             for call in reply.tool_calls:
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": _execute(tracer, tools, call)})
+                messages.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": call.id,
+                        "content": _execute(tracer, tools, call),
+                    }
+                )
 
 
 def _execute(tracer: Any, tools: dict[str, Any], call: Any) -> str:
     name, args = call.function.name, json.loads(call.function.arguments)
-    with tracer.start_as_current_span(f"execute_tool {name}", record_exception=False, set_status_on_exception=False) as span:
+    with tracer.start_as_current_span(
+        f"execute_tool {name}", record_exception=False, set_status_on_exception=False
+    ) as span:
         span.set_attribute("gen_ai.operation.name", "execute_tool")
         span.set_attribute("gen_ai.tool.name", name)
         span.set_attribute("gen_ai.tool.call.id", call.id)
@@ -109,15 +124,29 @@ def test_otel_genai_otlp_json_imports(tmp_path: Path, otel_run: dict[str, Any]) 
     assert problems(body) == []
 
 
-def test_otel_genai_legacy_batches_import_the_same(tmp_path: Path, otel_run: dict[str, Any]) -> None:
+def test_otel_genai_legacy_batches_import_the_same(
+    tmp_path: Path, otel_run: dict[str, Any]
+) -> None:
     current = load(_write(tmp_path, otel_run))[0].body
     legacy = load(_write(tmp_path, legacy_batches(otel_run), "batches.json"))[0].body
     assert legacy["events"] == current["events"]
 
 
-def test_otel_genai_case_replays_strictly_against_runtime_agent(tmp_path: Path, corpus: Path, otel_run: dict[str, Any]) -> None:
-    assert main(["-C", str(corpus), "add", str(_write(tmp_path, otel_run)), "--id", "otel-weather"]) == 0
-    agent = chat_agent(SYSTEM, "gpt-4.1-mini-2025-04-14", on_error=lambda err: f"Error: {err.message}")
+def test_otel_genai_case_replays_strictly_against_runtime_agent(
+    tmp_path: Path, corpus: Path, otel_run: dict[str, Any]
+) -> None:
+    assert (
+        main(["-C", str(corpus), "add", str(_write(tmp_path, otel_run)), "--id", "otel-weather"])
+        == 0
+    )
+    agent = chat_agent(
+        SYSTEM, "gpt-4.1-mini-2025-04-14", on_error=lambda err: f"Error: {err.message}"
+    )
     result = replay_case(corpus / "cases/otel-weather", agent)
     assert result.divergence is None, result.divergence
-    assert [e["type"] for e in result.events] == ["model_call", "tool_call", "tool_call", "model_call"]
+    assert [e["type"] for e in result.events] == [
+        "model_call",
+        "tool_call",
+        "tool_call",
+        "model_call",
+    ]
