@@ -119,6 +119,16 @@ def _with_common(event: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
+def plain(value: Any) -> Any:
+    """JSON-shaped data with no object shared between two places.
+
+    Importers reuse message and argument objects (a transcript's history in every request);
+    shared objects would come out of the YAML dumper as `&id001` aliases, and a later pass
+    (redaction) would see one object where the trace shows two values.
+    """
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+
+
 def link_ids(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Give a requested call without id the id of the tool call that answered it.
 
@@ -212,7 +222,7 @@ def body(
     conversation: list[Any] | None = None,
 ) -> dict[str, Any]:
     """A trace body; an agent without version gets a config hash derived from the run."""
-    numbered = number(link_ids(events))
+    numbered = number(link_ids(plain(events)))
     facts = {k: v for k, v in agent.items() if v is not None}
     if not facts.get("version") and not facts.get("config_hash"):
         derived = derived_config_hash(numbered)
@@ -223,13 +233,13 @@ def body(
         "input": {
             "user_message": user_message,
             "context": context or {},
-            "conversation": conversation or [],
+            "conversation": plain(conversation or []),
         },
         "events": numbered,
         "terminal": terminal,
     }
     if extra:
-        out["extra"] = {k: v for k, v in extra.items() if v not in (None, {}, [])}
+        out["extra"] = plain({k: v for k, v in extra.items() if v not in (None, {}, [])})
         if not out["extra"]:
             del out["extra"]
     return out

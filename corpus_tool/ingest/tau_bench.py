@@ -137,7 +137,9 @@ class Tau2BenchImporter:
         model = agent_info.get("llm")
         messages = [m for m in sim.get("messages") or [] if isinstance(m, dict)]
         greeting, rest = _split_greeting(messages)
-        events = transcript.events(rest, lambda m: _model(m, model), _tau2_error, _tau2_extra)
+        events = transcript.events(
+            rest, lambda m: _model(m, model), _tau2_error, _tau2_extra, opening=greeting
+        )
         env = c.obj(info.get("environment_info"))
         task_id, trial = str(sim.get("task_id")), sim.get("trial", 0)
         kept = (

@@ -7,7 +7,7 @@ gave for that call id.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from corpus_tool.ingest import _common as c
@@ -29,9 +29,10 @@ def events(
     model_of: ModelOf,
     error_of: ErrorOf = error_prefix,
     extra_of: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    opening: Sequence[Any] = (),
 ) -> list[dict[str, Any]]:
-    """The events of a transcript, in order."""
-    history: list[dict[str, Any]] = []
+    """The events of a transcript, in order; `opening` messages precede it (a fixed greeting)."""
+    history: list[dict[str, Any]] = [c.message(m) for m in opening]
     asked: dict[str | None, dict[str, Any]] = {}
     renamed: dict[str, str] = {}
     out: list[dict[str, Any]] = []
@@ -48,7 +49,12 @@ def events(
             content = c.text_of(msg.get("content"))
             out.append(
                 c.model_event(
-                    model_of(raw), list(history), content, calls, usage=raw.get("usage"), **more
+                    model_of(raw),
+                    list(history),
+                    content,
+                    calls,
+                    usage=raw.get("usage"),
+                    **more,
                 )
             )
         elif msg.get("role") == "tool":

@@ -245,3 +245,36 @@ def test_added_sample_case_is_valid_yaml_with_source(samples: Path, corpus: Path
     assert trace["source"]["format"] == "langfuse"
     assert main(["-C", str(corpus), "validate"]) == 0
     assert json.dumps(trace)  # plain data only
+
+
+FORMAT_DIRS = ("otel_genai", "langfuse", "langsmith", "tau_bench", "tau2_bench", "inspect_ai")
+REFUSALS = ("incomplete incident", "no GenAI spans", "not a recognised incident")
+
+
+def _sample_files() -> list[str]:
+    from tests.ingest.conftest import samples_dir
+
+    root = samples_dir()
+    if not root.is_dir():
+        return []
+    return sorted(
+        str(p.relative_to(root))
+        for d in FORMAT_DIRS
+        for p in (root / d).glob("*")
+        if p.is_file() and p.suffix in (".json", ".eval")
+    )
+
+
+@pytest.mark.parametrize("rel", _sample_files() or ["(no samples)"])
+def test_every_sample_imports_or_is_refused_for_a_reason(
+    samples: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], rel: str
+) -> None:
+    root = tmp_path / "c"
+    assert main(["init", str(root)]) == 0
+    code = main(["-C", str(root), "add", "--all", str(samples / rel)])
+    err = capsys.readouterr().err
+    assert code in (0, 2) and "internal error" not in err
+    if code == 0:
+        assert main(["-C", str(root), "validate"]) == 0
+    else:
+        assert any(reason in err for reason in REFUSALS), err
