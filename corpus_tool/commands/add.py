@@ -46,6 +46,7 @@ def add(corpus: Corpus, options: AddOptions, out: TextIO) -> int:
     runs = _chosen(importer.load(data, options.incident), options)
     sha = hashlib.sha256(raw).hexdigest()
     planned = [_plan(corpus, run, options, sha, len(runs) > 1) for run in runs]
+    _refuse_twins(planned, options)
     _refuse_incomplete(planned, options)
     for case in planned:
         _write_case(case.target, case.doc, case.expected, options.force)
@@ -114,6 +115,19 @@ def _plan(
         _check_schema(doc, options.incident)
     expected = draft(case_id, body, options.tier, found)
     return _Planned(case_id, target, doc, expected, found, run.label)
+
+
+def _refuse_twins(planned: list[_Planned], options: AddOptions) -> None:
+    """Two runs of one file must not land in one case directory."""
+    seen: dict[str, str | None] = {}
+    for case in planned:
+        if case.case_id in seen:
+            raise InputError(
+                f"runs {seen[case.case_id]} and {case.label} would both become case "
+                f"{case.case_id!r}; add them one by one with --select and --id",
+                options.incident,
+            )
+        seen[case.case_id] = case.label
 
 
 def _refuse_incomplete(planned: list[_Planned], options: AddOptions) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from corpus_tool import files
 from corpus_tool.errors import InputError
@@ -39,6 +39,7 @@ class Importer(Protocol):
         """Every run the file holds, or an InputError saying what is wrong."""
 
 
+@runtime_checkable
 class ReadsBytes(Protocol):
     """An importer whose files are not JSON text (a zip archive): it reads its own bytes."""
 
@@ -52,22 +53,17 @@ class ReadsBytes(Protocol):
 def parse(raw: bytes, path: Path, name: str = "auto") -> tuple[Any, Importer]:
     """Parse a file's bytes (JSON, or the format's own reader) and pick its importer."""
     importers = registry()
-    chosen = importers.get(name) if name != "auto" else None
+    chosen: Importer | None = importers.get(name)
     if name == "auto":
-        chosen = next(
-            (i for i in importers.values() if _reads(i) and i.sniff_bytes(raw, path)),  # type: ignore[attr-defined]
-            None,
-        )
-    if chosen is not None and _reads(chosen):
-        return chosen.read(raw, path), chosen  # type: ignore[attr-defined]
+        chosen = next((i for i in importers.values() if _claims(i, raw, path)), None)
+    if isinstance(chosen, ReadsBytes):
+        return chosen.read(raw, path), chosen
     data = files.parse_json(raw, path)
     return data, pick(data, path, name)
 
 
-def _reads(importer: Importer) -> bool:
-    return callable(getattr(importer, "read", None)) and callable(
-        getattr(importer, "sniff_bytes", None)
-    )
+def _claims(importer: Importer, raw: bytes, path: Path) -> bool:
+    return isinstance(importer, ReadsBytes) and importer.sniff_bytes(raw, path)
 
 
 def registry() -> dict[str, Importer]:

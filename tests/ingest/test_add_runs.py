@@ -171,3 +171,13 @@ def test_add_broken_eval_archive(
     path.write_bytes(b"PK\x03\x04 not really a zip")
     assert main(["-C", str(corpus), "add", str(path)]) == 2
     assert "not a readable .eval archive" in capsys.readouterr().err
+
+
+def test_add_all_refuses_two_runs_with_one_case_id(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "tool-calling-gpt-4o-0.0_range_0-2_user-x_2.json"
+    path.write_text(json.dumps([_tau_run(3), _tau_run(3)]))
+    assert main(["-C", str(corpus), "add", str(path), "--all"]) == 2
+    assert "would both become case 'task-3-trial-0'" in capsys.readouterr().err
+    assert not [p for p in (corpus / "cases").iterdir() if p.is_dir()]
