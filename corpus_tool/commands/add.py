@@ -43,7 +43,7 @@ def add(corpus: Corpus, options: AddOptions, out: TextIO) -> int:
         check_case_id(options.case_id)
     raw = files.read_bytes(options.incident)
     data, importer = ingest.parse(raw, options.incident, options.source_format)
-    runs = _chosen(importer.load(data, options.incident), options)
+    runs = _chosen(ingest.load(importer, data, options.incident), options)
     sha = hashlib.sha256(raw).hexdigest()
     planned = [_plan(corpus, run, options, sha, len(runs) > 1) for run in runs]
     _refuse_twins(planned, options)

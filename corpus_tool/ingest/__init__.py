@@ -66,6 +66,25 @@ def _claims(importer: Importer, raw: bytes, path: Path) -> bool:
     return isinstance(importer, ReadsBytes) and importer.sniff_bytes(raw, path)
 
 
+_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+
+
+def load(importer: Importer, data: Any, path: Path) -> list[Imported]:
+    """The importer's runs; a file whose values have shapes the format never has is refused.
+
+    Importers check the structure they rely on; a value of an unexpected type deeper down
+    (a string where the format has an object) is bad input, not a crash.
+    """
+    try:
+        return importer.load(data, path)
+    except _SHAPE_ERRORS as err:
+        raise InputError(
+            f"not a well-formed {importer.name} file: {type(err).__name__}: {err}; "
+            "check the export, or pass --format NAME if it is another format",
+            path,
+        ) from None
+
+
 def registry() -> dict[str, Importer]:
     """Importers by name, in sniffing order (most specific first)."""
     from corpus_tool.ingest import (

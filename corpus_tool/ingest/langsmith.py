@@ -76,8 +76,10 @@ def _flatten(runs: list[dict[str, Any]], parent: Any = None) -> list[dict[str, A
 
 def _root_of(run: dict[str, Any], runs: list[dict[str, Any]]) -> Any:
     by_id = {r.get("id"): r for r in runs}
-    while run.get("parent_run_id") in by_id:
+    seen = {run.get("id")}
+    while run.get("parent_run_id") in by_id and run["parent_run_id"] not in seen:
         run = by_id[run["parent_run_id"]]
+        seen.add(run.get("id"))
     return run.get("id")
 
 

@@ -88,10 +88,11 @@ def _run(trace_id: str, spans: list[dict[str, Any]], trace: dict[str, Any]) -> I
 def _node(span: dict[str, Any], spans: list[dict[str, Any]], agents: dict[Any, Any]) -> str | None:
     """The agent a span ran under: its nearest agent-span ancestor."""
     by_id = {s.get("id"): s for s in spans}
-    parent = span.get("parent_id")
-    while parent is not None:
+    parent, seen = span.get("parent_id"), set()
+    while parent is not None and parent not in seen:  # a cycle in a broken export ends it
         if parent in agents:
             return str(agents[parent])
+        seen.add(parent)
         parent = (by_id.get(parent) or {}).get("parent_id")
     return None
 

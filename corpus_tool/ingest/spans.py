@@ -189,11 +189,9 @@ def _merge_nested(spans: list[Span], facts: dict[str, Facts]) -> _Merged:
         if kind not in ("model", "tool"):
             continue
         top = span.span_id
-        parent = by_id.get(span.parent_id or "")
-        while parent is not None:
+        for parent in ancestors(span, by_id):
             if _same_call(facts[parent.span_id], facts[span.span_id]):
                 top = parent.span_id
-            parent = by_id.get(parent.parent_id or "")
         groups.setdefault(top, []).append(span.span_id)
     dropped: set[str] = set()
     absorbed: dict[str, list[Facts]] = {}
@@ -204,6 +202,18 @@ def _merge_nested(spans: list[Span], facts: dict[str, Facts]) -> _Merged:
         dropped.update(m for m in members if m != keep)
         absorbed[keep] = [facts[m] for m in members if m != keep]
     return _Merged(dropped, absorbed)
+
+
+def ancestors(span: Span, by_id: dict[str, Span]) -> list[Span]:
+    """The span's parent, grandparent, ...; a parent cycle in a broken export ends the walk."""
+    out: list[Span] = []
+    seen = {span.span_id}
+    parent = by_id.get(span.parent_id or "")
+    while parent is not None and parent.span_id not in seen:
+        seen.add(parent.span_id)
+        out.append(parent)
+        parent = by_id.get(parent.parent_id or "")
+    return out
 
 
 def _same_call(outer: Facts, inner: Facts) -> bool:

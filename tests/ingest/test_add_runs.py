@@ -181,3 +181,15 @@ def test_add_all_refuses_two_runs_with_one_case_id(
     assert main(["-C", str(corpus), "add", str(path), "--all"]) == 2
     assert "would both become case 'task-3-trial-0'" in capsys.readouterr().err
     assert not [p for p in (corpus / "cases").iterdir() if p.is_dir()]
+
+
+def test_add_malformed_values_are_refused_not_a_crash(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _tau_run(3)
+    run["traj"] = 5  # a number where tau-bench has the transcript
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps([run]))
+    assert main(["-C", str(corpus), "add", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "not a well-formed tau-bench file: TypeError" in err and "internal error" not in err
