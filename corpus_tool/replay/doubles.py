@@ -151,6 +151,9 @@ class ReplaySource:
     def _tool_answer(self, index: int, arguments: dict[str, Any], step: int) -> ToolAnswer:
         event = self.calls[index]
         if "result" not in event and "error" not in event:
+            if event["tool"] in self._stubs:  # a lost answer, supplied by the reviewer
+                self._used.append(index)
+                return self._stub(event["tool"], arguments, step, "")
             raise DivergenceError(
                 Divergence(
                     "ToolResult",
