@@ -127,7 +127,7 @@ def test_check_without_entrypoint_is_a_usage_error(
     config.write_text("".join(x for x in lines if "entrypoint" not in x), encoding="utf-8")
     code, _, err = run(capsys, "-C", str(corpus), "check")
     assert code == 2
-    assert "no agent.entrypoint" in err and "\n" == err[-1] and err.count("\n") == 1
+    assert "no agent.entrypoint" in err and err[-1] == "\n" and err.count("\n") == 1
 
 
 def test_check_broken_entrypoint_import_is_one_line(
@@ -172,9 +172,7 @@ def test_replay_imports_each_corpus_agent_without_leaking(
             f"def run(case_input, rt):\n    return {{'status': 'failed', 'output': {name!r}}}\n",
             encoding="utf-8",
         )
-        code, out, _ = run(
-            capsys, "-C", str(corpus), "replay", "refund-success", "--format", "json"
-        )
+        _, out, _ = run(capsys, "-C", str(corpus), "replay", "refund-success", "--format", "json")
         outputs[name] = json.loads(out)["cases"][0]["divergence"]["message"]
     assert "unused" in outputs["one"] and "unused" in outputs["two"]
     import sys

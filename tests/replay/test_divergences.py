@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -158,10 +159,8 @@ def test_replay_recorded_tool_error_is_raised_as_tool_error(replay_case: ReplayC
 
 def test_replay_swallowed_divergence_still_fails(replay_case: ReplayCase) -> None:
     def stubborn(case_input: dict[str, Any], rt: Any) -> Any:
-        try:
+        with contextlib.suppress(BaseException):  # the point: even this cannot hide it
             rt.tool("delete_everything", {})
-        except BaseException:  # noqa: BLE001 - the point: even this cannot hide it
-            pass
         return {"status": "succeeded", "output": "fine"}
 
     run = replay_case("refund-success", stubborn)

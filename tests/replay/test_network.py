@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import urllib.request
 from pathlib import Path
@@ -34,10 +35,8 @@ def test_guard_blocks_raw_sockets_even_when_the_agent_catches_everything(
     replay_case: ReplayCase,
 ) -> None:
     def stubborn(case_input: dict[str, Any], rt: Any) -> Any:
-        try:
+        with contextlib.suppress(BaseException):  # even this cannot hide the attempt
             socket.create_connection(("192.0.2.1", 443), timeout=0.1)
-        except BaseException:  # noqa: BLE001 - even this cannot hide the attempt
-            pass
         return {"status": "succeeded", "output": "ok"}
 
     run = replay_case("refund-success", stubborn, "lenient")
@@ -53,10 +52,9 @@ def test_guard_is_scoped_to_the_block() -> None:
     left, right = socket.socketpair()  # local sockets stay usable, inside and outside
     left.close()
     right.close()
-    try:
-        socket.getaddrinfo("localhost", 80)  # outside the block: allowed again
-    except OSError:
-        pass  # no resolver in the sandbox is fine; what matters is no NetworkBlocked
+    # outside the block: allowed again (no resolver in a sandbox is fine: no NetworkBlocked)
+    with contextlib.suppress(OSError):
+        socket.getaddrinfo("localhost", 80)
 
 
 def test_check_of_every_example_case_reaches_no_real_tool_nor_host(
