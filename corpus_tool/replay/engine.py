@@ -61,7 +61,8 @@ def replay(agent: Agent, spec: CaseSpec) -> Replay:
     unused = source.unused()
     if divergence is None and spec.mode == "strict":
         divergence = _unused(unused, len(rt.events) + 1) or _ending(spec, rt.events, terminal)
-    diff = sequence_diff(trace, rt.events, terminal) if divergence is not None else []
+    stopped = f"{rt.divergences[0].kind} divergence" if rt.divergences else None
+    diff = sequence_diff(trace, rt.events, terminal, stopped) if divergence is not None else []
     return Replay(rt.events, terminal, divergence, unused, diff)
 
 

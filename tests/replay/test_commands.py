@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import textwrap
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 import yaml
 
 from corpus_tool.cli import main
+from corpus_tool.corpus import Corpus
 from tests.replay.conftest import CORPUS, copy_corpus
 
 
@@ -195,3 +197,22 @@ def _edit(path: Path, **changes: str) -> None:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     data.update(changes)
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+
+
+class _Terminal(io.StringIO):
+    """Captured output that says it is a terminal, so check draws its progress bar."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_replay_progress_on_a_terminal_keeps_the_verdict_lines(example: Corpus) -> None:
+    from corpus_tool.commands.replay import ReplayOptions, replay
+    from corpus_tool.replay.suite import RunOptions
+
+    out = _Terminal()
+    code = replay(example, ReplayOptions(RunOptions()), out)
+    text = out.getvalue()
+    assert code == 1
+    assert "PASS  refund-success" in text and "FAIL  refund-wrong-unit" in text
+    assert "6 case(s): 4 passed" in text

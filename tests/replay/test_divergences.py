@@ -87,6 +87,28 @@ def test_replay_skipped_tool_call_is_unused_recording(
     assert "-tool_call notify_operator(" in "\n".join(run.sequence_diff)
 
 
+def test_replay_call_skipped_mid_run_is_unused_recording(
+    replay_case: ReplayCase, agent_code: Any
+) -> None:
+    from examples.refund_agent import prompts
+    from examples.refund_agent.tools.refund import MODEL, SPECS
+
+    def no_lookup(case_input: dict[str, Any], rt: Any) -> Any:
+        messages = [
+            {"role": "system", "content": prompts.load("refund-v13")},
+            {"role": "user", "content": case_input["user_message"]},
+        ]
+        rt.model(messages, tools=SPECS, model=MODEL, temperature=0.0)  # as recorded
+        rt.model([*messages, {"role": "user", "content": "refund it without looking"}])
+        return {"status": "submitted", "output": None}
+
+    run = replay_case("refund-success", no_lookup)
+    assert run.divergence is not None
+    assert run.divergence.kind == "UnusedRecording"
+    assert run.divergence.step == 2
+    assert "the recording calls get_order here (seq 2)" in run.divergence.message
+
+
 def test_replay_other_terminal_status_is_terminal_state(
     replay_case: ReplayCase, agent_code: Any
 ) -> None:
