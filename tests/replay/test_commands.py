@@ -12,6 +12,7 @@ import yaml
 
 from corpus_tool.cli import main
 from corpus_tool.corpus import Corpus
+from tests.foundation.test_schemas import _properties
 from tests.replay.conftest import CORPUS, copy_corpus
 
 
@@ -216,3 +217,21 @@ def test_replay_progress_on_a_terminal_keeps_the_verdict_lines(example: Corpus) 
     assert code == 1
     assert "PASS  refund-success" in text and "FAIL  refund-wrong-unit" in text
     assert "6 case(s): 4 passed" in text
+
+
+def test_results_document_fits_its_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    from jsonschema import Draft202012Validator
+
+    from corpus_tool import schema
+
+    document = schema.load_schema("results")
+    Draft202012Validator.check_schema(document)
+    _, out, _ = run(capsys, "-C", str(CORPUS), "check", "--format", "json", "--repeat", "2")
+    errors = [e.message for e in Draft202012Validator(document).iter_errors(json.loads(out))]
+    assert errors == []
+    undocumented = [
+        where
+        for where, sub in _properties(document)
+        if "description" not in sub and "$ref" not in sub and sub is not True
+    ]
+    assert undocumented == []
