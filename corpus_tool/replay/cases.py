@@ -146,7 +146,7 @@ def _reason(expected: Mapping[str, Any], verdict: str, failed: bool) -> str | No
     if verdict != "known_unknown":
         return None
     outcome = "fails" if failed else "passes"
-    return f"known_unknown (kept for the record, never counted); replay {outcome}"
+    return f"known_unknown: kept for the record, never counted; its replay {outcome}"
 
 
 def _grade(

@@ -104,7 +104,9 @@ class ReplaySource:
         if self._continuation:
             scripted = self._continuation.popleft()
             calls = [
-                ToolCall(c.get("id") or f"cont-{step}-{i}", c["name"], plain(c.get("arguments")))
+                ToolCall(
+                    c.get("id") or f"cont-{step}-{i}", c["name"], plain(c.get("arguments") or {})
+                )
                 for i, c in enumerate(scripted.get("tool_calls") or [], 1)
             ]
             response = ModelResponse(scripted.get("content"), tuple(calls))
