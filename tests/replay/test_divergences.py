@@ -137,6 +137,7 @@ def test_replay_lenient_mode_tolerates_reordered_reads(
 ) -> None:
     strict = replay_case("inventory-zero-stock", variants.inventory_reads_reversed)
     assert strict.divergence is not None and strict.divergence.kind == "ToolName"
+    assert "recorded later, at seq 3 (a changed order" in strict.divergence.message
     lenient = replay_case("inventory-zero-stock", variants.inventory_reads_reversed, "lenient")
     assert lenient.divergence is None
     assert lenient.terminal["status"] == "succeeded"
