@@ -257,3 +257,15 @@ def test_replay_bad_return_value_is_a_contract_error(replay_case: ReplayCase) ->
 
     with pytest.raises(AgentContractError, match="return \\{'status'"):
         replay_case("refund-success", lambda case_input, rt: "done", "lenient")
+
+
+def test_replay_agent_crash_is_an_error_event_and_failed_status(replay_case: ReplayCase) -> None:
+    def crashes(case_input: dict[str, Any], rt: Any) -> Any:
+        return {"status": "succeeded", "output": str(1 / 0)}
+
+    run = replay_case("inventory-zero-stock", crashes, "lenient")
+    assert run.terminal == {"status": "failed", "output": None}
+    error = run.events[-1]
+    assert error["type"] == "error"
+    assert error["error"] == {"type": "ZeroDivisionError", "message": "division by zero"}
+    assert error["stack"].startswith("test_divergences.py:")
