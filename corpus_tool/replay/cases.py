@@ -11,13 +11,13 @@ from typing import Any
 from corpus_tool import files, schema
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
+from corpus_tool.replay.divergence import REPLAY_CHECKS
 from corpus_tool.replay.engine import AgentContractError, CaseSpec, Replay, replay
 from corpus_tool.replay.loader import Agent
 from corpus_tool.replay.matching import ignored_fields
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
-DIVERGENCE_CHECK = "replay.divergence"
-DETERMINISM_CHECK = "replay.determinism"
+DIVERGENCE_CHECK, DETERMINISM_CHECK = REPLAY_CHECKS
 
 
 @dataclass(frozen=True)

@@ -235,3 +235,21 @@ def test_results_document_fits_its_schema(capsys: pytest.CaptureFixture[str]) ->
         if "description" not in sub and "$ref" not in sub and sub is not True
     ]
     assert undocumented == []
+
+
+def test_waiver_may_name_the_replay_checks(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import datetime
+
+    corpus = copy_corpus(tmp_path)
+    expires = datetime.date.today() + datetime.timedelta(days=30)
+    (corpus / "waivers/W-0001.yaml").write_text(
+        "schema_version: 1\nid: W-0001\nkind: check\ncase: refund-wrong-unit\n"
+        "checks: [replay.divergence, replay.determinism]\n"
+        "reason: re-recording with prompt refund-v13\nowner: payments-team\n"
+        f"expires: '{expires.isoformat()}'\n",
+        encoding="utf-8",
+    )
+    code, out, _ = run(capsys, "-C", str(corpus), "validate")
+    assert code == 0, out
