@@ -123,7 +123,7 @@ class World:
         }
 
     def create_refund(self, args: dict[str, Any]) -> Any:
-        key = args.get("idempotency_key")
+        key = str(args.get("idempotency_key"))
         if key not in self.by_key:  # payments creates the refund even if the answer is lost
             self.by_key[key] = self.next_refund
             self.refunds[self.next_refund] = {"refund_id": self.next_refund, "state": "pending"}

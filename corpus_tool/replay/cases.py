@@ -11,13 +11,13 @@ from typing import Any
 from corpus_tool import files, schema
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
+from corpus_tool.replay.divergence import REPLAY_CHECKS
 from corpus_tool.replay.engine import AgentContractError, CaseSpec, Replay, replay
 from corpus_tool.replay.loader import Agent
 from corpus_tool.replay.matching import ignored_fields
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
-DIVERGENCE_CHECK = "replay.divergence"
-DETERMINISM_CHECK = "replay.determinism"
+DIVERGENCE_CHECK, DETERMINISM_CHECK = REPLAY_CHECKS
 
 
 @dataclass(frozen=True)
@@ -99,25 +99,35 @@ def run_case(
         runs = [replay(agent, spec) for _ in range(max(1, repeat))]
     except AgentContractError as err:
         return CaseResult(**base, verdict="error", error=str(err), duration_ms=_since(started))
+    checks = tuple(_grade(exp, runs[0], corpus.setting("replay", "scorer")))
+    return _judge(base, exp, runs, checks, _since(started))
+
+
+def _judge(
+    base: dict[str, Any],
+    expected: Mapping[str, Any],
+    runs: Sequence[Replay],
+    checks: tuple[Mapping[str, Any], ...],
+    duration_ms: float,
+) -> CaseResult:
+    """The verdict: a divergence, a failed check or a nondeterministic trajectory fails."""
     first = runs[0]
-    checks = tuple(_grade(exp, first, corpus.setting("replay", "scorer")))
     extra = [DIVERGENCE_CHECK] if first.divergence else []
     if any(_fingerprint(r) != _fingerprint(first) for r in runs[1:]):
         extra.append(DETERMINISM_CHECK)
     failed = bool(extra) or not all(c["passed"] for c in checks)
-    verdict = "failed" if failed else "passed"
-    if exp.get("status") == "known_unknown":
-        verdict = "known_unknown"
+    verdict = "known_unknown" if expected.get("status") == "known_unknown" else None
+    verdict = verdict or ("failed" if failed else "passed")
     return CaseResult(
         **base,
         verdict=verdict,
-        duration_ms=_since(started),
+        duration_ms=duration_ms,
         checks=checks,
         divergence=first.divergence.as_dict() if first.divergence else None,
         sequence_diff=tuple(first.sequence_diff) if failed else (),
         unused=tuple(c["seq"] for c in first.unused),
         extra_failures=tuple(extra),
-        reason=_reason(exp, verdict, failed),
+        reason=_reason(expected, verdict, failed),
     )
 
 
@@ -146,7 +156,7 @@ def _reason(expected: Mapping[str, Any], verdict: str, failed: bool) -> str | No
     if verdict != "known_unknown":
         return None
     outcome = "fails" if failed else "passes"
-    return f"known_unknown (kept for the record, never counted); replay {outcome}"
+    return f"known_unknown: kept for the record, never counted; its replay {outcome}"
 
 
 def _grade(

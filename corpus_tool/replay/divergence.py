@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# Check names of replay itself, next to the graders' (corpus_tool.grade.CHECK_NAMES): what
+# results documents list in failed_checks and waivers may name.
+REPLAY_CHECKS = ("replay.divergence", "replay.determinism")
 KINDS = (
     "ModelRequest",
     "ToolName",

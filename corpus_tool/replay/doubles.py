@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from corpus_tool.replay.divergence import Divergence, DivergenceError, FieldDiff
@@ -104,7 +104,9 @@ class ReplaySource:
         if self._continuation:
             scripted = self._continuation.popleft()
             calls = [
-                ToolCall(c.get("id") or f"cont-{step}-{i}", c["name"], plain(c.get("arguments")))
+                ToolCall(
+                    c.get("id") or f"cont-{step}-{i}", c["name"], plain(c.get("arguments") or {})
+                )
                 for i, c in enumerate(scripted.get("tool_calls") or [], 1)
             ]
             response = ModelResponse(scripted.get("content"), tuple(calls))
@@ -125,7 +127,8 @@ class ReplaySource:
         if recorded["type"] == "model_call":
             raise self._extra_tool(name, arguments, step, recorded)
         if recorded["tool"] != name:
-            raise _tool_divergence("ToolName", recorded, name, arguments, step)
+            error = _tool_divergence("ToolName", recorded, name, arguments, step)
+            raise self._out_of_order(error, name, arguments)
         if not same(recorded.get("arguments"), arguments):
             raise _tool_divergence("ToolArguments", recorded, name, arguments, step)
         self._cursor += 1
@@ -151,6 +154,9 @@ class ReplaySource:
     def _tool_answer(self, index: int, arguments: dict[str, Any], step: int) -> ToolAnswer:
         event = self.calls[index]
         if "result" not in event and "error" not in event:
+            if event["tool"] in self._stubs:  # a lost answer, supplied by the reviewer
+                self._used.append(index)
+                return self._stub(event["tool"], arguments, step, "")
             raise DivergenceError(
                 Divergence(
                     "ToolResult",
@@ -216,6 +222,22 @@ class ReplaySource:
                 diff=tuple(diff),
             )
         )
+
+    def _out_of_order(
+        self, error: DivergenceError, name: str, arguments: dict[str, Any]
+    ) -> DivergenceError:
+        """Say so when the call is recorded later: the order changed, not the call."""
+        later = [
+            c
+            for c in self.calls[self._cursor :]
+            if c.get("tool") == name and same(c.get("arguments"), arguments)
+        ]
+        if not later:
+            return error
+        d = error.divergence
+        note = f"; {name} with these arguments is recorded later, at seq {later[0]['seq']} "
+        note += "(a changed order: lenient mode tolerates it)"
+        return DivergenceError(replace(d, message=d.message + note))
 
     # -- bookkeeping ---------------------------------------------------------------------
     def _next_unused(self, kind: str) -> int | None:

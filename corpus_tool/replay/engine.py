@@ -55,13 +55,15 @@ def replay(agent: Agent, spec: CaseSpec) -> Replay:
     rt = Runtime(source, FrozenClock(start_of(trace)), random.Random(seed_of(trace)))
     with no_network() as attempts:
         terminal = run_agent(agent, copy.deepcopy(dict(trace.get("input") or {})), rt)
-    divergence = rt.divergences[0] if rt.divergences else None
-    if divergence is None and attempts.targets:
-        divergence = _network(attempts.targets, len(rt.events) + 1)
+    # a network attempt is the root cause of whatever diverged after it
+    divergence = _network(attempts.targets, len(rt.events) + 1) if attempts.targets else None
+    if divergence is None and rt.divergences:
+        divergence = rt.divergences[0]
     unused = source.unused()
     if divergence is None and spec.mode == "strict":
         divergence = _unused(unused, len(rt.events) + 1) or _ending(spec, rt.events, terminal)
-    diff = sequence_diff(trace, rt.events, terminal) if divergence is not None else []
+    stopped = f"{rt.divergences[0].kind} divergence" if rt.divergences else None
+    diff = sequence_diff(trace, rt.events, terminal, stopped) if divergence is not None else []
     return Replay(rt.events, terminal, divergence, unused, diff)
 
 
@@ -71,7 +73,7 @@ def run_agent(agent: Agent, case_input: dict[str, Any], rt: Runtime) -> dict[str
         returned = agent(case_input, rt)
     except (DivergenceError, NetworkBlocked):
         return {"status": "unknown", "output": None}
-    except Exception as err:
+    except (Exception, SystemExit) as err:  # sys.exit() in agent code ends the run, not corpus
         rt.emit(
             "error",
             error={"type": type(err).__name__, "message": str(err)},

@@ -55,7 +55,9 @@ class _Guard:
 
 def _target(event: str, args: tuple[Any, ...]) -> str | None:
     if event in _RESOLVE:
-        return str(args[0]) if args else "?"
+        host = str(args[0]) if args else "?"
+        port = args[1] if len(args) > 1 and event == "socket.getaddrinfo" else None
+        return f"{host}:{port}" if port not in (None, "", 0) else host
     if event in _CONNECT:
         address = args[-1] if args else None
         if isinstance(address, (str, bytes)):  # AF_UNIX: a local file, not the network

@@ -128,5 +128,5 @@ def record(
     terminal = run_agent(agent, copy.deepcopy(dict(case_input)), rt)
     doc = incident(meta, start, seed, case_input, rt.events, terminal)
     if out is not None:
-        files.atomic_write(out, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        files.atomic_write(out, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
     return doc

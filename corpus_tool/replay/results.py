@@ -119,7 +119,7 @@ def headline(result: CaseResult) -> str:
         why = ", ".join(filter(None, [why, "failed: " + ", ".join(failed)]))
     if "replay.determinism" in result.failed_checks:
         why = ", ".join(filter(None, [why, "nondeterministic across --repeat"]))
-    extra = f"  ({result.reason})" if result.verdict == "known_unknown" else ""
+    extra = "  (known_unknown: never counted)" if result.verdict == "known_unknown" else ""
     return f"{label}  [{result.mode}] {result.duration_ms:.0f} ms{'  ' + why if why else ''}{extra}"
 
 

@@ -33,12 +33,21 @@ def describe(event: Mapping[str, Any]) -> str:
 
 
 def sequence_diff(
-    trace: Mapping[str, Any], events: Iterable[Mapping[str, Any]], terminal: Mapping[str, Any]
+    trace: Mapping[str, Any],
+    events: Iterable[Mapping[str, Any]],
+    terminal: Mapping[str, Any],
+    stopped: str | None = None,
 ) -> list[str]:
-    """A unified diff of the recorded and replayed event sequences (terminal included)."""
+    """A unified diff of the recorded and replayed event sequences (terminal included).
+
+    `stopped` names the divergence that stopped the replay; it shows where the run broke off.
+    """
     recorded = [describe(e) for e in trace.get("events") or []]
     recorded.append(f"end {(trace.get('terminal') or {}).get('status')}")
-    replayed = [describe(e) for e in events] + [f"end {terminal.get('status')}"]
+    replayed = [describe(e) for e in events]
+    if stopped:
+        replayed.append(f"stopped by {stopped}")
+    replayed.append(f"end {terminal.get('status')}")
     return list(difflib.unified_diff(recorded, replayed, "recording", "replay", lineterm="", n=100))
 
 

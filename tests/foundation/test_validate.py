@@ -142,7 +142,7 @@ def test_validate_newer_schema_version_says_upgrade(filled: Path, cli: Cli) -> N
     assert result.code == 1 and "upgrade corpus-tool" in result.out
 
 
-def _waiver(root: Path, wid: str, **fields: str) -> Path:
+def _waiver(root: Path, wid: str, **fields: object) -> Path:
     body = {
         "schema_version": 1,
         "id": wid,
@@ -167,6 +167,7 @@ def test_validate_waivers(filled: Path, cli: Cli) -> None:
     _waiver(filled, "W-4", expires=str(date.today() + timedelta(days=400)))
     _waiver(filled, "W-5", id="W-other")
     (filled / "waivers/W-6.yaml").write_text("schema_version: 1\nid: W-6\nkind: check\n")
+    _waiver(filled, "W-7", checks=["tools.requried"])
     result = cli("-C", filled, "validate")
     assert result.code == 1
     out = result.out
@@ -175,6 +176,7 @@ def test_validate_waivers(filled: Path, cli: Cli) -> None:
     assert "W-4.yaml" in out and "[waiver.max_days]" in out
     assert "W-5.yaml" in out and "[waiver.id]" in out
     assert "W-6.yaml" in out and "'reason' is a required property" in out
+    assert "W-7.yaml" in out and "[waiver.checks]" in out and "unknown check tools.requried" in out
     assert "W-1.yaml" not in out
 
 
