@@ -47,6 +47,7 @@ class Walk:
         self.rewrite = rewrite
         self.hits: list[RawHit] = []
         self._secret = secret_names(drop_keys)
+        self._secret_seen: dict[str, bool] = {}  # the same few key names recur in every event
         self._matcher = matcher or default_matcher()
 
     def value(self, value: Any, path: Path = (), depth: int = 0) -> Any:
@@ -89,12 +90,18 @@ class Walk:
         out: dict[Any, Any] = {}
         for key, item in mapping.items():
             where = (*path, key)
-            if isinstance(key, str) and is_secret_name(key, self._secret):
+            if isinstance(key, str) and self._is_secret(key):
                 out[key] = self._drop(item, where)
                 continue
             new_key = self.plain(key, where) if isinstance(key, str) else key
             out[new_key] = self.value(item, where, depth)
         return out
+
+    def _is_secret(self, name: str) -> bool:
+        known = self._secret_seen.get(name)
+        if known is None:
+            known = self._secret_seen[name] = is_secret_name(name, self._secret)
+        return known
 
     def _drop(self, item: Any, where: Path) -> Any:
         if item is None or isinstance(item, bool) or item in ("", MARKER):
@@ -148,7 +155,7 @@ class Walk:
             return self.plain(piece, path)
         decoded_name = unquote_plus(name)
         where = (*path, f"(query:{decoded_name})")
-        if is_secret_name(decoded_name, self._secret):
+        if self._is_secret(decoded_name):
             kept = self._drop(unquote_plus(raw), where)
             return f"{name}={raw if kept != MARKER else MARKER}"
         decoded = unquote_plus(raw)
