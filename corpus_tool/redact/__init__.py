@@ -3,6 +3,7 @@
     key = load_key(corpus.config, corpus.root, os.environ)   # CorpusError without one
     clean, replaced = redact(trace, key, drop_keys)          # at `corpus add`
     hits = scan(document, drop_keys)                         # at `corpus validate`
+    for line, comment in yaml_comments(text): scan(comment)  # comments the parser drops
 
 The pseudonym grammar is in `corpus_tool.redact.pseudonym`, the detectors in
 `corpus_tool.redact.detectors` (one module each), the allow-list in `allowlist`.
@@ -14,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from corpus_tool.redact.allowlist import AllowList, fingerprint
+from corpus_tool.redact.comments import yaml_comments
 from corpus_tool.redact.detectors import DETECTORS, SECRET_KEY, Detector, by_name
 from corpus_tool.redact.forget import holds, needles
 from corpus_tool.redact.keys import (
@@ -33,7 +35,7 @@ POLICY = 1
 __all__ = [
     "DEFAULT_KEY_ENV", "DETECTORS", "MARKER", "POLICY", "SECRET_KEY", "AllowList", "RawHit",
     "Redaction", "RedactionKey", "detector_names", "fingerprint", "holds", "key_env", "keygen",
-    "load_key", "needles", "pseudonym", "redact", "scan", "write_key_file",
+    "load_key", "needles", "pseudonym", "redact", "scan", "write_key_file", "yaml_comments",
 ]  # fmt: skip
 
 

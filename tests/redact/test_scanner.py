@@ -87,3 +87,22 @@ def test_rescan_of_redacted_value_finds_nothing(key: RedactionKey) -> None:
 def test_redact_is_deterministic(key: RedactionKey) -> None:
     doc = {"t": " ".join(v for values in POSITIVE.values() for v in values)}
     assert json.dumps(redact(doc, key).value) == json.dumps(redact(doc, key).value)
+
+
+def test_scan_card_followed_by_a_year_keeps_the_year(key: RedactionKey) -> None:
+    card = " ".join(CARD[i : i + 4] for i in range(0, 16, 4))
+    out = redact(f"card {card} 2025", key).value
+    assert out.endswith(" 2025") and card not in out
+
+
+def test_scan_iban_followed_by_currency_keeps_the_currency(key: RedactionKey) -> None:
+    iban = POSITIVE["iban"][1]
+    out = redact(f"pay to {iban} EUR", key).value
+    assert out.endswith(" EUR") and iban not in out
+
+
+def test_scan_json_nested_in_json_string(key: RedactionKey) -> None:
+    inner = json.dumps({"email": EMAIL})
+    outer = json.dumps({"payload": inner})
+    out = redact({"body": outer}, key).value
+    assert EMAIL not in out["body"] and scan(out) == []
