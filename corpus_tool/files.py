@@ -15,24 +15,29 @@ import yaml
 
 from corpus_tool.errors import InputError
 
-try:
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C speed where libyaml is built
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
-"""Largest file we read; bigger ones are refused before parsing (a runaway export)."""
+"""Largest file we read unless CORPUS_MAX_INPUT_BYTES says otherwise (a runaway export)."""
 
 
-def read_bytes(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """Read a whole file, refusing directories, missing files and files over `limit`."""
+def input_limit() -> int:
+    """The size limit in force: CORPUS_MAX_INPUT_BYTES, else MAX_INPUT_BYTES."""
+    raw = os.environ.get("CORPUS_MAX_INPUT_BYTES", "")
+    return int(raw) if raw.isdigit() else MAX_INPUT_BYTES
+
+
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
+    """Read a whole file, refusing directories, missing files and files over the limit."""
+    limit = input_limit() if limit is None else limit
     try:
         size = path.stat().st_size
         if path.is_dir():
             raise InputError("is a directory; give a file", path)
         if size > limit:
             raise InputError(
-                f"file is {size:,} bytes, over the {limit:,}-byte limit; cut it with the exporter first",
+                f"file is {size:,} bytes, over the {limit:,}-byte limit; "
+                "cut it with the exporter, or raise CORPUS_MAX_INPUT_BYTES",
                 path,
             )
         return path.read_bytes()
@@ -49,10 +54,12 @@ def parse_json(raw: bytes, path: Path) -> Any:
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text; is this a binary file?", path) from None
     except json.JSONDecodeError as err:
-        raise InputError(f"not valid JSON: {err.msg} (column {err.colno})", path, err.lineno) from None
+        raise InputError(
+            f"not valid JSON: {err.msg} (column {err.colno})", path, err.lineno
+        ) from None
 
 
-def read_json(path: Path, limit: int = MAX_INPUT_BYTES) -> Any:
+def read_json(path: Path, limit: int | None = None) -> Any:
     """Read and parse a JSON file."""
     return parse_json(read_bytes(path, limit), path)
 
@@ -60,7 +67,7 @@ def read_json(path: Path, limit: int = MAX_INPUT_BYTES) -> Any:
 def parse_yaml(text: str | bytes, path: Path) -> Any:
     """Parse one YAML document with the safe (C) loader."""
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         line = mark.line + 1 if mark is not None else None
@@ -69,7 +76,7 @@ def parse_yaml(text: str | bytes, path: Path) -> Any:
         raise InputError(f"not valid YAML: {err}", path) from None
 
 
-def read_yaml(path: Path, limit: int = MAX_INPUT_BYTES) -> Any:
+def read_yaml(path: Path, limit: int | None = None) -> Any:
     """Read and parse a YAML file."""
     return parse_yaml(read_bytes(path, limit), path)
 
@@ -87,8 +94,9 @@ def yaml_lines(text: str | bytes) -> dict[tuple[str | int, ...], int]:
         lines.setdefault(where, node.start_mark.line + 1)
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
-                lines[(*where, key.value)] = key.start_mark.line + 1
-                stack.append((value, (*where, key.value)))
+                here = (*where, key.value)
+                lines[here] = key.start_mark.line + 1
+                stack.append((value, here))
         elif isinstance(node, yaml.SequenceNode):
             stack.extend((item, (*where, i)) for i, item in enumerate(node.value))
     return lines

@@ -27,7 +27,9 @@ class Finding:
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     """Stable order: by file, then line, then rule."""
-    return sorted(set(findings), key=lambda f: (f.path, f.line or 0, f.json_path, f.rule, f.message))
+    return sorted(
+        set(findings), key=lambda f: (f.path, f.line or 0, f.json_path, f.rule, f.message)
+    )
 
 
 class Reporter(Protocol):
@@ -42,7 +44,8 @@ def text_reporter(findings: list[Finding], out: TextIO, checked: int) -> None:
         out.write(finding.text() + "\n")
     noun = "file" if checked == 1 else "files"
     if findings:
-        out.write(f"{len(findings)} problem{'s' if len(findings) != 1 else ''} in {checked} {noun} checked\n")
+        plural = "s" if len(findings) != 1 else ""
+        out.write(f"{len(findings)} problem{plural} in {checked} {noun} checked\n")
     else:
         out.write(f"ok: {checked} {noun} checked, no problems\n")
 

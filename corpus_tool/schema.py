@@ -22,7 +22,7 @@ def schema_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "schemas"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_schema(kind: str) -> dict[str, Any]:
     """The parsed schema document of `kind` (trace, expected, waiver, corpus)."""
     with (schema_dir() / f"{kind}.schema.json").open(encoding="utf-8") as handle:
@@ -30,10 +30,12 @@ def load_schema(kind: str) -> dict[str, Any]:
     return schema
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def validator(kind: str) -> Draft202012Validator:
     """A validator for `kind`, built once per process."""
-    return Draft202012Validator(load_schema(kind), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return Draft202012Validator(
+        load_schema(kind), format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
 
 
 def errors(kind: str, document: Any) -> list[ValidationError]:
@@ -71,7 +73,10 @@ def version_problem(kind: str, document: Any) -> str | None:
     current = CURRENT_VERSION[kind]
     if isinstance(version, int) and not isinstance(version, bool):
         if version > current:
-            return f"schema_version {version} is newer than this corpus-tool knows ({current}); upgrade corpus-tool"
+            return (
+                f"schema_version {version} is newer than this corpus-tool knows ({current}); "
+                "upgrade corpus-tool"
+            )
         if version < current:
             return f"schema_version {version} is older than {current}; run `corpus migrate`"
     return None

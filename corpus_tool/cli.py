@@ -1,0 +1,178 @@
+"""The command line: parse arguments, call commands/<verb>.py, turn errors into exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from datetime import date
+from pathlib import Path
+
+from corpus_tool import __version__
+from corpus_tool.errors import CorpusError
+
+Handler = Callable[[argparse.Namespace], int]
+EPILOG = "exit status: 0 all good, 1 checks found problems, 2 usage or input error"
+
+
+def _output_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        dest="output",
+        choices=("text", "json"),
+        default="text",
+        help="text for people (default), json for machines",
+    )
+
+
+def _corpus(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from corpus_tool.corpus import open_corpus
+
+    return open_corpus(args.directory, Path.cwd())
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.init import init
+
+    base = args.directory if args.directory is not None else Path.cwd()
+    return init(base / args.path if args.path else base, sys.stdout)
+
+
+def _args_init(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "path", nargs="?", type=Path, help="directory to initialise (default: -C or .)"
+    )
+
+
+def _cmd_add(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.add import AddOptions, add
+
+    options = AddOptions(
+        incident=args.incident,
+        case_id=args.id,
+        start=args.start,
+        end=args.end,
+        tier=args.tier,
+        force=args.force,
+        allow_incomplete=args.allow_incomplete,
+        source_format=args.source_format,
+        output=args.output,
+    )
+    return add(_corpus(args), options, sys.stdout)
+
+
+def _args_add(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("incident", type=Path, help="the incident trace file (JSON)")
+    parser.add_argument(
+        "--format",
+        dest="source_format",
+        default="auto",
+        metavar="FORMAT",
+        help="incident format: auto (default: recognise it) or an importer name",
+    )
+    parser.add_argument("--id", help="case id (default: derived from the trace id)")
+    parser.add_argument("--start", type=int, metavar="SEQ", help="keep events from this seq on")
+    parser.add_argument("--end", type=int, metavar="SEQ", help="keep events up to this seq")
+    parser.add_argument(
+        "--tier",
+        choices=("fast", "full", "archive"),
+        default="fast",
+        help="when the case runs: fast (every commit, default), full (nightly), archive",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="re-add an existing case: rewrites trace.yaml, keeps a reviewed expected.yaml",
+    )
+    parser.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="keep an incomplete incident as a known_unknown case",
+    )
+    parser.add_argument(
+        "--json",
+        dest="output",
+        action="store_const",
+        const="json",
+        default="text",
+        help="print what was added as JSON (--format names the incident format)",
+    )
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.validate import validate
+
+    root = (Path.cwd() / args.directory).resolve() if args.directory is not None else None
+    return validate(root, args.paths, Path.cwd(), date.today(), args.output, sys.stdout)
+
+
+def _args_validate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        help="files to check (as pre-commit passes them); default: the whole corpus",
+    )
+    _output_option(parser)
+
+
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
+    "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
+    "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
+    "validate": (
+        "check schema, completeness and waivers of files or the whole corpus",
+        _args_validate,
+        _cmd_validate,
+    ),
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of `corpus`."""
+    top = argparse.ArgumentParser(
+        prog="corpus",
+        epilog=EPILOG,
+        description="Turn LLM-agent incident traces into a regression corpus kept in git.",
+    )
+    top.add_argument(
+        "-C",
+        dest="directory",
+        type=Path,
+        metavar="DIR",
+        help="run as if started in DIR, the corpus directory (like git -C)",
+    )
+    top.add_argument("--version", action="version", version=f"corpus-tool {__version__}")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (summary, configure, handler) in COMMANDS.items():
+        command = sub.add_parser(name, help=summary, description=summary, epilog=EPILOG)
+        configure(command)
+        command.set_defaults(handler=handler)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `corpus` console script."""
+    args = parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+        return code
+    except CorpusError as err:
+        print(f"corpus {args.command}: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print(f"corpus {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # a bug: say so in one line, show the traceback only on request
+        if os.environ.get("CORPUS_DEBUG"):
+            raise
+        print(
+            f"corpus {args.command}: internal error: {type(err).__name__}: {err} "
+            "(a bug in corpus-tool; rerun with CORPUS_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

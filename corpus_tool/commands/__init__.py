@@ -1,0 +1,1 @@
+"""One module per command; each `def <verb>(...) -> int` returns the exit status."""

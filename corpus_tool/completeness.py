@@ -1,0 +1,204 @@
+"""Is a trace complete enough to be a regression case? Every problem, never just the first."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One completeness problem at a JSON path of the trace body."""
+
+    where: Path_
+    rule: str
+    message: str
+
+
+def problems(body: dict[str, Any]) -> list[Problem]:
+    """Every completeness problem of a trace body (see schemas/trace.schema.json)."""
+    events = [e for e in body.get("events") or [] if isinstance(e, dict)]
+    found = [
+        *_seq_order(events),
+        *_results(events),
+        *_call_links(events),
+        *_timestamps(body, events),
+        *_versions(body, events),
+        *_truncated(events),
+    ]
+    return found
+
+
+def _seq_order(events: list[dict[str, Any]]) -> Iterator[Problem]:
+    seen: set[Any] = set()
+    last = None
+    for i, event in enumerate(events):
+        seq = event.get("seq")
+        if seq in seen:
+            yield Problem(("events", i, "seq"), "completeness.seq", f"seq {seq} appears twice")
+        elif last is not None and isinstance(seq, int) and seq < last:
+            yield Problem(
+                ("events", i, "seq"),
+                "completeness.seq",
+                f"seq {seq} comes after {last}: not increasing",
+            )
+        seen.add(seq)
+        last = seq if isinstance(seq, int) else last
+
+
+def _results(events: list[dict[str, Any]]) -> Iterator[Problem]:
+    for i, event in enumerate(events):
+        if event.get("type") != "tool_call":
+            continue
+        has_result, has_error = "result" in event, "error" in event
+        name = event.get("tool")
+        if not has_result and not has_error:
+            yield Problem(
+                ("events", i),
+                "completeness.tool_result",
+                f"tool_call {name} (seq {event.get('seq')}) has neither result nor error",
+            )
+        elif has_result and has_error:
+            yield Problem(
+                ("events", i),
+                "completeness.tool_result",
+                f"tool_call {name} (seq {event.get('seq')}) has both result and error",
+            )
+
+
+def _call_links(events: list[dict[str, Any]]) -> Iterator[Problem]:
+    """Model-requested calls and tool_call events pair up: by call id, else by name in order."""
+    requests = [
+        (i, c)
+        for i, e in enumerate(events)
+        if e.get("type") == "model_call"
+        for c in (e.get("response") or {}).get("tool_calls") or []
+        if isinstance(c, dict)
+    ]
+    calls = [(i, e) for i, e in enumerate(events) if e.get("type") == "tool_call"]
+    open_calls = {i for i, _ in calls}
+    by_id: dict[Any, list[int]] = {}
+    for i, event in calls:
+        if event.get("call_id"):
+            by_id.setdefault(event["call_id"], []).append(i)
+    unmatched = []
+    for i, request in requests:
+        # retries of one requested call carry its call id: the request answers them all
+        answers = (
+            [j for j in by_id.get(request.get("id"), []) if j in open_calls]
+            if request.get("id")
+            else []
+        )
+        open_calls.difference_update(answers)
+        if not answers:
+            unmatched.append((i, request))
+    requested_names = {r.get("name") for _, r in requests}
+    for i, request in unmatched:
+        j = next(
+            (
+                j
+                for j, e in calls
+                if j in open_calls
+                and j > i
+                and not e.get("call_id")
+                and e.get("tool") == request.get("name")
+            ),
+            None,
+        )
+        if j is None:
+            ref = f" (call id {request['id']})" if request.get("id") else ""
+            yield Problem(
+                ("events", i, "response", "tool_calls"),
+                "completeness.tool_link",
+                f"model asked for {request.get('name')}{ref} at seq {events[i].get('seq')} "
+                "but no tool_call event answers it",
+            )
+        else:
+            open_calls.discard(j)
+    for j, event in calls:
+        if j in open_calls and (event.get("call_id") or event.get("tool") in requested_names):
+            ref = f" call id {event['call_id']}" if event.get("call_id") else ""
+            yield Problem(
+                ("events", j),
+                "completeness.tool_link",
+                f"tool_call {event.get('tool')}{ref} at seq {event.get('seq')} "
+                "answers no model request",
+            )
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO 8601 timestamp (with `Z` accepted) as an aware or naive datetime, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _timestamps(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Problem]:
+    started = (body.get("recorded") or {}).get("started_at")
+    if started is not None and parse_time(started) is None:
+        yield Problem(
+            ("recorded", "started_at"),
+            "completeness.timestamp",
+            f"start time {started!r} is not an ISO 8601 timestamp",
+        )
+    last: tuple[datetime, Any] | None = None
+    for i, event in enumerate(events):
+        raw = event.get("timestamp")
+        if raw is None:
+            continue
+        when = parse_time(raw)
+        if when is None:
+            yield Problem(
+                ("events", i, "timestamp"),
+                "completeness.timestamp",
+                f"timestamp {raw!r} at seq {event.get('seq')} is not ISO 8601",
+            )
+            continue
+        if last is not None and _comparable(last[0], when) and when < last[0]:
+            yield Problem(
+                ("events", i, "timestamp"),
+                "completeness.timestamp",
+                f"timestamp at seq {event.get('seq')} goes back before seq {last[1]}",
+            )
+        last = (when, event.get("seq"))
+
+
+def _comparable(a: datetime, b: datetime) -> bool:
+    return (a.tzinfo is None) == (b.tzinfo is None)
+
+
+def _versions(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Problem]:
+    recorded = body.get("recorded") or {}
+    if not recorded.get("started_at"):
+        yield Problem(("recorded", "started_at"), "completeness.version", "start time is missing")
+    agent = recorded.get("agent") or {}
+    if not agent.get("name") or not (agent.get("version") or agent.get("config_hash")):
+        yield Problem(
+            ("recorded", "agent"),
+            "completeness.version",
+            "agent name and version (or config hash) are required",
+        )
+    for i, event in enumerate(events):
+        if event.get("type") == "model_call" and not event.get("model"):
+            yield Problem(
+                ("events", i),
+                "completeness.version",
+                f"model call at seq {event.get('seq')} names no model id",
+            )
+
+
+def _truncated(events: list[dict[str, Any]]) -> Iterator[Problem]:
+    for i, event in enumerate(events):
+        if event.get("truncated"):
+            yield Problem(
+                ("events", i, "truncated"),
+                "completeness.truncated",
+                f"event at seq {event.get('seq')} was truncated at capture",
+            )

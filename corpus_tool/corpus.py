@@ -1,0 +1,123 @@
+"""Finding a corpus, reading corpus.yaml, listing its cases and waivers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corpus_tool import files, schema
+from corpus_tool.errors import InputError, UsageError
+
+CONFIG_NAME = "corpus.yaml"
+CASES = "cases"
+WAIVERS = "waivers"
+CASE_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
+
+
+def check_case_id(case_id: str) -> str:
+    """Return a valid case id or raise UsageError saying what a valid one looks like."""
+    if not CASE_ID.fullmatch(case_id) or ".." in case_id:
+        shown = case_id if case_id else "(empty)"
+        raise UsageError(
+            f"invalid case id {shown!r}: use 1-80 of a-z 0-9 . _ - starting with a letter or digit"
+        )
+    return case_id
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest directory at or above `start` that holds corpus.yaml."""
+    here = start.resolve()
+    if here.is_file() or not here.exists():
+        here = here.parent
+    for candidate in (here, *here.parents):
+        if (candidate / CONFIG_NAME).is_file():
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A corpus directory: corpus.yaml, cases/<id>/, waivers/<id>.yaml."""
+
+    root: Path
+    config: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / CONFIG_NAME
+
+    @property
+    def cases_dir(self) -> Path:
+        return self.root / CASES
+
+    @property
+    def waivers_dir(self) -> Path:
+        return self.root / WAIVERS
+
+    def case_dir(self, case_id: str) -> Path:
+        """The directory of a case (the id is checked, so no path tricks get through)."""
+        return self.cases_dir / check_case_id(case_id)
+
+    def case_ids(self) -> list[str]:
+        """Ids of every case directory, sorted."""
+        if not self.cases_dir.is_dir():
+            return []
+        return sorted(
+            p.name for p in self.cases_dir.iterdir() if p.is_dir() and not p.name.startswith(".")
+        )
+
+    def waiver_paths(self) -> list[Path]:
+        """Every waiver file, sorted."""
+        if not self.waivers_dir.is_dir():
+            return []
+        return sorted(p for p in self.waivers_dir.glob("*.y*ml") if not p.name.startswith("."))
+
+    def setting(self, *keys: str, default: Any = None) -> Any:
+        """A nested corpus.yaml value, or `default` when any level is missing."""
+        node: Any = self.config
+        for key in keys:
+            if not isinstance(node, Mapping) or key not in node:
+                return default
+            node = node[key]
+        return node
+
+
+def load_config(root: Path) -> dict[str, Any]:
+    """Read and schema-check corpus.yaml; any problem is an InputError naming the line."""
+    path = root / CONFIG_NAME
+    data = files.read_yaml(path)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError("corpus.yaml must be a mapping; run `corpus init` for a template", path)
+    problem = schema.version_problem("corpus", data)
+    if problem:
+        raise InputError(problem, path)
+    errors = schema.errors("corpus", data)
+    if errors:
+        first = errors[0]
+        line = files.line_of(files.yaml_lines(path.read_bytes()), tuple(first.absolute_path))
+        where = schema.json_path(first.absolute_path)
+        raise InputError(f"{where}: {first.message}; see `corpus validate`", path, line)
+    return data
+
+
+def open_corpus(directory: Path | None, cwd: Path) -> Corpus:
+    """The corpus named by -C, or found by walking up from the current directory."""
+    if directory is not None:
+        root = (cwd / directory).resolve()
+        if not (root / CONFIG_NAME).is_file():
+            raise UsageError(
+                f"{directory}: no corpus.yaml here; run `corpus init {directory}` first"
+            )
+    else:
+        found = find_root(cwd)
+        if found is None:
+            raise UsageError(
+                "no corpus.yaml in this directory or above; use -C DIR or `corpus init`"
+            )
+        root = found
+    return Corpus(root=root, config=load_config(root))

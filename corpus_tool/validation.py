@@ -1,0 +1,211 @@
+"""Checks of corpus files: parse, schema, versions, completeness, cross-file links, waivers."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+from corpus_tool import completeness, files, schema
+from corpus_tool.corpus import CONFIG_NAME, Corpus
+from corpus_tool.errors import InputError
+from corpus_tool.findings import Finding
+from corpus_tool.grade import CHECK_NAMES
+
+Show = Callable[[Path], str]
+
+
+@dataclass(frozen=True)
+class Document:
+    """A parsed YAML file, with the JSON-path -> line map computed only when needed."""
+
+    path: Path
+    raw: bytes
+    data: Any
+
+    @functools.cached_property
+    def _lines(self) -> dict[tuple[str | int, ...], int]:
+        return files.yaml_lines(self.raw)
+
+    def line(self, where: tuple[str | int, ...]) -> int | None:
+        return files.line_of(self._lines, where)
+
+
+def load(path: Path, show: Show) -> Document | Finding:
+    """The parsed document, or a finding saying why it cannot be read (never an exception)."""
+    try:
+        raw = files.read_bytes(path)
+        return Document(path, raw, files.parse_yaml(raw, path))
+    except InputError as err:
+        return Finding(show(path), err.line, "$", "parse", err.message)
+
+
+def check_document(doc: Document, kind: str, show: Show) -> list[Finding]:
+    """Schema version and schema errors of one document."""
+    problem = schema.version_problem(kind, doc.data)
+    if problem:
+        return [
+            Finding(
+                show(doc.path),
+                doc.line(("schema_version",)),
+                "$.schema_version",
+                "schema.version",
+                problem,
+            )
+        ]
+    if not isinstance(doc.data, dict):
+        return [Finding(show(doc.path), 1, "$", "schema", f"a {kind} file must be a mapping")]
+    return [
+        Finding(
+            show(doc.path),
+            doc.line(tuple(e.absolute_path)),
+            schema.json_path(e.absolute_path),
+            "schema",
+            _message(e),
+        )
+        for e in schema.errors(kind, doc.data)
+    ]
+
+
+def _message(error: Any) -> str:
+    if error.validator == "not" and "result" in str(error.validator_value):
+        return "a tool_call has both result and error; keep one"
+    return str(error.message)
+
+
+def check_config(corpus: Corpus, show: Show) -> list[Finding]:
+    """corpus.yaml parses and fits its schema."""
+    doc = load(corpus.root / CONFIG_NAME, show)
+    if isinstance(doc, Finding):
+        return [doc]
+    if doc.data is None:
+        return []
+    return check_document(doc, "corpus", show)
+
+
+def check_case(corpus: Corpus, case_id: str, show: Show) -> list[Finding]:
+    """Both files of a case: schema, ids, completeness."""
+    case_dir = corpus.cases_dir / case_id
+    found: list[Finding] = []
+    docs: dict[str, Document] = {}
+    for name, kind in (("trace.yaml", "trace"), ("expected.yaml", "expected")):
+        path = case_dir / name
+        if not path.is_file():
+            found.append(
+                Finding(
+                    show(path),
+                    None,
+                    "$",
+                    "case.files",
+                    f"case {case_id} has no {name}; re-add it with `corpus add --force`",
+                )
+            )
+            continue
+        doc = load(path, show)
+        if isinstance(doc, Finding):
+            found.append(doc)
+            continue
+        found.extend(check_document(doc, kind, show))
+        found.extend(_id_matches(doc, case_id, show))
+        docs[kind] = doc
+    trace = docs.get("trace")
+    if trace is not None and isinstance(trace.data, dict):
+        found.extend(_completeness(trace, _accepted(docs.get("expected")), show))
+    return found
+
+
+def _accepted(expected: Document | None) -> set[str]:
+    """Completeness problems a known_unknown case recorded at `add --allow-incomplete`."""
+    data = expected.data if expected is not None else None
+    if not isinstance(data, dict) or data.get("status") != "known_unknown":
+        return set()
+    return {str(p) for p in data.get("incomplete") or []}
+
+
+def _id_matches(doc: Document, case_id: str, show: Show) -> Iterator[Finding]:
+    if isinstance(doc.data, dict) and "id" in doc.data and doc.data["id"] != case_id:
+        yield Finding(
+            show(doc.path),
+            doc.line(("id",)),
+            "$.id",
+            "case.id",
+            f"id {doc.data['id']!r} does not match its directory {case_id!r}",
+        )
+
+
+def _completeness(doc: Document, accepted: set[str], show: Show) -> Iterator[Finding]:
+    for problem in completeness.problems(doc.data):
+        if problem.message in accepted:
+            continue
+        yield Finding(
+            show(doc.path),
+            doc.line(problem.where),
+            schema.json_path(problem.where),
+            problem.rule,
+            problem.message,
+        )
+
+
+def check_waiver(corpus: Corpus, path: Path, today: date, show: Show) -> list[Finding]:
+    """A waiver: schema, id = file name, an existing case, not expired, not too far ahead."""
+    doc = load(path, show)
+    if isinstance(doc, Finding):
+        return [doc]
+    found = check_document(doc, "waiver", show)
+    if found or not isinstance(doc.data, dict):
+        return found
+    data = doc.data
+
+    def at(key: str, rule: str, message: str) -> Finding:
+        return Finding(show(path), doc.line((key,)), f"$.{key}", rule, message)
+
+    if data["id"] != path.stem:
+        found.append(
+            at("id", "waiver.id", f"id {data['id']!r} does not match the file name {path.stem!r}")
+        )
+    if data.get("case") and not (corpus.cases_dir / data["case"]).is_dir():
+        found.append(
+            at("case", "waiver.case", f"names case {data['case']!r}, which does not exist")
+        )
+    unknown = sorted(set(data.get("checks") or []) - {"all", *CHECK_NAMES})
+    if unknown:
+        known = ", ".join(("all", *CHECK_NAMES))
+        found.append(
+            at("checks", "waiver.checks", f"unknown check {', '.join(unknown)}; known: {known}")
+        )
+    found.extend(_expiry(data, today, corpus.setting("waivers", "max_days"), at))
+    return found
+
+
+def _expiry(
+    data: dict[str, Any], today: date, max_days: int | None, at: Callable[[str, str, str], Finding]
+) -> Iterator[Finding]:
+    try:
+        expires = date.fromisoformat(data["expires"])
+    except ValueError:
+        yield at("expires", "waiver.expires", f"expires {data['expires']!r} is not a date")
+        return
+    if expires < today:
+        yield at(
+            "expires",
+            "waiver.expired",
+            f"expired on {expires}; renew it with a new reason or delete it",
+        )
+    if max_days is not None:
+        start = _created(data, today)
+        if expires > start + timedelta(days=max_days):
+            yield at(
+                "expires",
+                "waiver.max_days",
+                f"expires {expires}, more than {max_days} days after {start} (waivers.max_days)",
+            )
+
+
+def _created(data: dict[str, Any], today: date) -> date:
+    try:
+        return date.fromisoformat(str(data.get("created")))
+    except ValueError:
+        return today
