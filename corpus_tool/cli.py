@@ -59,7 +59,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
         source_format=args.source_format,
         output=args.output,
     )
-    return add(_corpus(args), options, sys.stdout)
+    return add(_corpus(args), options, sys.stdout, os.environ)
 
 
 def _args_add(parser: argparse.ArgumentParser) -> None:
@@ -104,7 +104,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from corpus_tool.commands.validate import validate
 
     root = (Path.cwd() / args.directory).resolve() if args.directory is not None else None
-    return validate(root, args.paths, Path.cwd(), date.today(), args.output, sys.stdout)
+    return validate(
+        root, args.paths, Path.cwd(), date.today(), args.output, sys.stdout, os.environ
+    )
 
 
 def _args_validate(parser: argparse.ArgumentParser) -> None:
