@@ -119,6 +119,43 @@ def _args_validate(parser: argparse.ArgumentParser) -> None:
     _output_option(parser)
 
 
+def _cmd_keygen(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.keygen import keygen
+    from corpus_tool.corpus import find_root
+
+    start = (Path.cwd() / args.directory) if args.directory is not None else Path.cwd()
+    output = Path.cwd() / args.key_output if args.key_output is not None else None
+    return keygen(output, find_root(start) or start, sys.stdout, sys.stderr)
+
+
+def _args_keygen(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--output",
+        dest="key_output",
+        type=Path,
+        metavar="FILE",
+        help="write the key to FILE (outside the repository, mode 600) instead of printing it",
+    )
+
+
+def _cmd_forget(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.forget import ForgetOptions, forget
+
+    value = sys.stdin.read().strip() if args.value == "-" else args.value
+    options = ForgetOptions(value=value, dry_run=args.dry_run, output=args.output)
+    return forget(_corpus(args), options, sys.stdout, os.environ)
+
+
+def _args_forget(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "value", help="the value as it was written (email, phone, ...); - reads it from stdin"
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="list the cases and waivers, remove nothing"
+    )
+    _output_option(parser)
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
@@ -126,6 +163,16 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
         "check schema, completeness and waivers of files or the whole corpus",
         _args_validate,
         _cmd_validate,
+    ),
+    "keygen": (
+        "make a redaction key: print it, or write a key file outside the repository",
+        _args_keygen,
+        _cmd_keygen,
+    ),
+    "forget": (
+        "remove every case that holds the pseudonym of a value (right to erasure)",
+        _args_forget,
+        _cmd_forget,
     ),
 }
 

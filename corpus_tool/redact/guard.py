@@ -68,11 +68,11 @@ class Guard:
         label = hit.detector.replace("_", " ")
         if self._key is None:
             why = f"unredacted {label}: {FIX}; set {self._setup.env} to see its fingerprint "
-            why += "and apply redaction waivers"
+            why += "and to apply redaction waivers"
         else:
             fp = fingerprint(hit.value, self._key, hit.detector)
-            why = f"unredacted {label} ({fp}): {FIX}, or allow it with a redaction waiver "
-            why += f"naming fingerprint {fp}"
+            why = f"unredacted {label}, fingerprint {fp}: {FIX}; if it is not personal data, "
+            why += "a redaction waiver with this fingerprint allows it"
         where = "$ (comment)" if hit.path == ("(comment)",) else schema.json_path(hit.path)
         return Finding(self._setup.show(path), line, where, f"redaction.{hit.detector}", why)
 

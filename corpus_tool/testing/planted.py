@@ -193,3 +193,28 @@ def _quote(value: str) -> str:
     from urllib.parse import quote_plus
 
     return quote_plus(value)
+
+
+def native_incident(
+    base: dict[str, Any], index: int, planted: dict[str, str], kept: list[str]
+) -> dict[str, Any]:
+    """A copy of a complete native incident with the planted values and decoys added.
+
+    Places: the user message (a string leaf), a tool result holding a JSON document as a
+    string, a tool input URL with a query, a secret-named context key, and the final output.
+    """
+    doc: dict[str, Any] = json.loads(json.dumps(base))
+    values = list(planted.values())
+    text = " | ".join(f"field{i}: {value}" for i, value in enumerate(values))
+    body = json.dumps({"customer": {f"field{i}": v for i, v in enumerate(values)}, "ok": True})
+    query = "&".join(f"f{i}={_quote(value)}" for i, value in enumerate(values))
+    doc["traceId"] = f"t-planted-{index:04d}"
+    doc["input"]["userMessage"] += " " + text
+    doc["input"]["context"]["password"] = planted["email"]
+    calls = [e for e in doc["events"] if e.get("type") == "tool_call"]
+    calls[0]["result"]["body"] = body
+    calls[0]["result"]["decoys"] = kept
+    calls[0]["input"]["callback"] = f"https://crm.internal.test/v1/customers?{query}&page=2"
+    final = next(e for e in doc["events"] if e.get("type") == "final")
+    final["output"] = f"{final.get('output') or ''} {text}".strip()
+    return doc
