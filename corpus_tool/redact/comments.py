@@ -7,17 +7,19 @@ indicator, so what lies between tokens is whitespace and comments.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import yaml
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MAYBE_COMMENT = re.compile(r"(?:^|[ \t])#", re.MULTILINE)
 
 
 def yaml_comments(text: str) -> list[tuple[int, str]]:
     """(1-based line, comment text) of every comment; [] when the text does not scan as YAML."""
-    if "#" not in text:
+    if _MAYBE_COMMENT.search(text) is None:  # a comment starts a line or follows a blank
         return []
     found: list[tuple[int, str]] = []
     pos = 0
