@@ -143,7 +143,7 @@ def _table(mb: float, total: float, scan_only: float, ours: int,
     rows = [
         ("corpus-tool (parse YAML + scan)", total, ours),
         ("corpus-tool (scan parsed values)", scan_only, ours),
-        ("detect-secrets 1.x (default plugins)", ds_seconds, ds_found),
+        ("detect-secrets (default plugins)", ds_seconds, ds_found),
     ]
     print("| scanner | seconds | MB/s | findings |\n| --- | ---: | ---: | ---: |")
     for name, seconds, found in rows:
