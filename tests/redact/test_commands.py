@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import random
+import shutil
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import quote_plus
 
@@ -19,7 +23,7 @@ from corpus_tool.testing.planted import (
     planted_values,
     secret_parts,
 )
-from tests.conftest import EXAMPLES, TEST_KEY, Cli, git
+from tests.conftest import EXAMPLES, GIT_ENV, ROOT, TEST_KEY, Cli, git
 
 BASE = json.loads((EXAMPLES / "incidents" / "refund-wrong-unit.json").read_text())
 KEY = RedactionKey(TEST_KEY.encode(), "test")
@@ -219,3 +223,31 @@ def test_forget_lists_then_removes_cases_and_their_waivers(
 def test_forget_refuses_a_value_no_detector_knows(cli: Cli, corpus_dir: Path) -> None:
     done = cli("-C", corpus_dir, "forget", "Zhang San")
     assert done.code == 2 and "no detector recognises" in done.err
+
+
+def test_validate_flags_value_under_secret_named_key(cli: Cli, committed: Path) -> None:
+    trace = committed / "cases" / "c" / "trace.yaml"
+    lines = trace.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  context:"))
+    lines.insert(at + 1, "    password: hunter2-not-real")
+    trace.write_text("\n".join(lines) + "\n")
+    done = cli("validate", cwd=committed)
+    assert done.code == 1
+    assert (
+        f"cases/c/trace.yaml:{at + 2}: [redaction.secret_key] $.input.context.password" in done.out
+    )
+    assert "hunter2" not in done.out
+
+
+def test_git_hook_blocks_a_commit_that_adds_a_secret(git_repo: Path, committed: Path) -> None:
+    shutil.copy(ROOT / "hooks" / "pre-commit", git_repo / ".git" / "hooks" / "pre-commit")
+    _inject(committed, "token sk-proj-Ab3dEfGh1jKlMn0pQrStUvWxYz0123456789")
+    git(git_repo, "add", "-A")
+    env = {**os.environ, **GIT_ENV, "CORPUS": f"{sys.executable} -m corpus_tool",
+           "PYTHONPATH": str(ROOT)}  # fmt: skip
+    blocked = subprocess.run(
+        ["git", "commit", "-q", "-m", "leak"], cwd=git_repo, env=env, capture_output=True, text=True
+    )
+    assert blocked.returncode != 0
+    assert "[redaction.openai_key]" in blocked.stdout + blocked.stderr
+    assert git(git_repo, "log", "--format=%s", "-1").strip() == "case c"
