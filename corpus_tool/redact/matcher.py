@@ -56,8 +56,10 @@ class Matcher:
                 continue
             detector = self._detectors[i]
             start = _extend_left(text, at, floor, detector.left)
-            value = detector.accept(text[start : candidate.end()])
+            seen = text[start : candidate.end()]
+            value = detector.accept(seen)
             if value:
+                start += seen.find(value)  # accept may trim either end
                 return Hit(start, start + len(value), detector)
         return None
 

@@ -106,3 +106,12 @@ def test_scan_json_nested_in_json_string(key: RedactionKey) -> None:
     outer = json.dumps({"payload": inner})
     out = redact({"body": outer}, key).value
     assert EMAIL not in out["body"] and scan(out) == []
+
+
+def test_scan_values_glued_to_chinese_text_and_punctuation() -> None:
+    text = "手机13812345678，邮箱alice.w@corp-mail.cn。另一个 .bob@x.cn"
+    assert [(h.detector, h.value) for h in scan(text)] == [
+        ("cn_mobile", "13812345678"),
+        ("email", "alice.w@corp-mail.cn"),
+        ("email", "bob@x.cn"),
+    ]

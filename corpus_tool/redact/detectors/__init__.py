@@ -45,7 +45,7 @@ class Detector(Protocol):
         ...
 
     def accept(self, text: str) -> str | None:
-        """The value to redact (text or a prefix of it), or None if text is not one."""
+        """The value to redact (text or a part of it), or None if text is not one."""
         ...
 
     def canonical(self, text: str) -> str:

@@ -21,11 +21,12 @@ class Email:
     )
 
     def accept(self, text: str) -> str | None:
-        """Addresses with a local part, outside the reserved `.invalid` TLD."""
-        local = text.split("@", 1)[0]
-        if not 0 < len(local) <= 64 or local[0] in ".-" or text.lower().endswith(".invalid"):
+        """The address (without leading punctuation), unless in the reserved `.invalid` TLD."""
+        address = text.lstrip(".-+%_")
+        local = address.split("@", 1)[0]
+        if not 0 < len(local) <= 64 or address.lower().endswith(".invalid"):
             return None
-        return text
+        return address
 
     def canonical(self, text: str) -> str:
         """Addresses compare case-insensitively."""
