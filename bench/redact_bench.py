@@ -10,26 +10,31 @@ then, in one run, times:
 - corpus-tool, scan only: the same documents already parsed;
 - detect-secrets (all default plugins and filters, one process) scanning the same files.
 
-Figures go to stdout as a small Markdown table; MB are 10^6 bytes of YAML on disk.
+and counts, for each, how many planted values it found (detect-secrets: a finding on a line the
+value occupies) and how many other findings it made (false positives: every other value is a
+decoy or plain text). Figures go to stdout as a Markdown table; MB are 10^6 bytes on disk.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from corpus_tool.files import dump_yaml, read_yaml  # noqa: E402
-from corpus_tool.redact import scan  # noqa: E402
-from corpus_tool.testing.planted import GENERATORS, decoys  # noqa: E402
+from corpus_tool.files import dump_yaml, read_yaml
+from corpus_tool.redact import scan
+from corpus_tool.testing.planted import GENERATORS, decoys
 
 SENTENCES = [
     "The customer asked why the refund for order {order} has not arrived yet.",
@@ -57,64 +62,117 @@ def _event(rng: random.Random, seq: int, planted: list[str]) -> dict[str, Any]:
     if seq % 2:
         messages = [{"role": "system", "content": "你是库存助手。" + _sentence(rng)},
                     {"role": "user", "content": text}]  # fmt: skip
+        reply = {"content": _sentence(rng)}
         return {"seq": seq, "type": "model_call", "model": "deepseek-chat",
-                "request": {"messages": messages}, "response": {"content": _sentence(rng)}}  # fmt: skip
-    body = {"items": [{"sku": f"A{i}", "stock": rng.randint(0, 50), "note": _sentence(rng)}
-                      for i in range(rng.randint(1, 4))], "summary": text, "decoys": decoys(rng)[:6]}  # fmt: skip
+                "request": {"messages": messages}, "response": reply}  # fmt: skip
+    items = [{"sku": f"A{i}", "stock": rng.randint(0, 50), "note": _sentence(rng)}
+             for i in range(rng.randint(1, 4))]  # fmt: skip
+    body = {"items": items, "summary": text, "decoys": decoys(rng)[:6]}
     return {"seq": seq, "type": "tool_call", "tool": "http_get", "call_id": f"c{seq}",
             "arguments": {"url": f"https://inventory.internal/v2/stock?sku=A{seq}&page={seq}"},
             "result": {"status": 200, "body": json.dumps(body, ensure_ascii=False)},
             "duration_ms": rng.randint(5, 2000)}  # fmt: skip
 
 
-def make_trace(rng: random.Random, index: int, kb: int) -> tuple[dict[str, Any], int]:
-    """One synthetic trace.yaml document of about `kb` kilobytes, and how many values it plants."""
-    planted = [make(rng) for make in rng.sample(list(GENERATORS.values()), 4)]
+Planted = list[tuple[str, str]]
+"""(kind, value) pairs planted in one file."""
+
+
+class Run(NamedTuple):
+    """One scanner's figures: time, and planted values found versus other findings."""
+
+    name: str
+    seconds: float
+    found: int
+    other: int
+
+
+def make_trace(rng: random.Random, index: int, kb: int) -> tuple[dict[str, Any], Planted]:
+    """One synthetic trace.yaml document of about `kb` kilobytes, and the values it plants."""
+    kinds = rng.sample(sorted(GENERATORS), 4)
+    planted = [(kind, GENERATORS[kind](rng)) for kind in kinds]
+    waiting = [value for _, value in planted]
     events, size, seq = [], 0, 0
     while size < kb * 1000:
         seq += 1
-        events.append(_event(rng, seq, planted))
+        events.append(_event(rng, seq, waiting))
         size += len(json.dumps(events[-1], ensure_ascii=False).encode())
-    doc = {"schema_version": 1, "id": f"bench-{index:05d}", "input": {"user_message": _sentence(rng)},
-           "events": events, "terminal": {"status": "failed", "output": None}}  # fmt: skip
-    return doc, 4 - len(planted)
+    doc = {"schema_version": 1, "id": f"bench-{index:05d}",
+           "input": {"user_message": _sentence(rng)}, "events": events,
+           "terminal": {"status": "failed", "output": None}}  # fmt: skip
+    return doc, [(kind, value) for kind, value in planted if value not in waiting]
 
 
-def generate(root: Path, traces: int, kb: int) -> tuple[list[Path], int]:
-    """Write the corpus; return the files and the number of planted values."""
+def generate(root: Path, traces: int, kb: int) -> dict[Path, Planted]:
+    """Write the corpus; return each file with the values planted in it."""
     rng = random.Random(2025)
-    paths, planted = [], 0
+    corpus: dict[Path, Planted] = {}
     for i in range(traces):
         path = root / "cases" / f"bench-{i:05d}" / "trace.yaml"
         path.parent.mkdir(parents=True)
-        doc, count = make_trace(rng, i, kb)
+        doc, planted = make_trace(rng, i, kb)
         path.write_text(dump_yaml(doc), encoding="utf-8")
-        paths.append(path)
-        planted += count
-    return paths, planted
+        corpus[path] = planted
+    return corpus
 
 
-def time_ours(paths: list[Path]) -> tuple[float, float, int]:
-    """Seconds for parse + scan, seconds for scan alone, findings."""
+def time_ours(corpus: dict[Path, Planted]) -> tuple[Run, Run]:
+    """Parse + scan, and scan alone, of every file."""
     start = time.perf_counter()
-    docs = [read_yaml(p) for p in paths]
+    docs = [read_yaml(p) for p in corpus]
     parsed = time.perf_counter()
-    found = sum(len(scan(doc)) for doc in docs)
+    hits = [[h.value for h in scan(doc)] for doc in docs]
     done = time.perf_counter()
-    return done - start, done - parsed, found
+    found = other = 0
+    for values, planted in zip(hits, corpus.values(), strict=True):
+        matched = [v for v in values if any(v in p or p in v for _, p in planted)]
+        found += sum(any(v in p or p in v for v in values) for _, p in planted)
+        other += len(values) - len(matched)
+    return (
+        Run("corpus-tool (parse YAML + scan)", done - start, found, other),
+        Run("corpus-tool (scan parsed values)", done - parsed, found, other),
+    )
 
 
-def time_detect_secrets(paths: list[Path]) -> tuple[float, int]:
-    """Seconds and findings for detect-secrets with its default plugins, one process."""
+def time_detect_secrets(corpus: dict[Path, Planted]) -> Run:
+    """detect-secrets with its default plugins and filters, one process, the same files."""
     from detect_secrets import SecretsCollection
     from detect_secrets.settings import default_settings
 
     with default_settings():
         collection = SecretsCollection()
         start = time.perf_counter()
-        collection.scan_files(*map(str, paths), num_processors=1)
+        collection.scan_files(*map(str, corpus), num_processors=1)
         seconds = time.perf_counter() - start
-    return seconds, sum(len(found) for _, found in collection.data.items())
+    # detect-secrets keys its results by paths relative to the working directory.
+    results = {os.path.abspath(name): found for name, found in collection.data.items()}
+    found = other = 0
+    for path, planted in corpus.items():
+        flagged = {s.line_number for s in results.get(str(path), set())}
+        spans = [_lines_of(path.read_text(encoding="utf-8"), value) for _, value in planted]
+        found += sum(bool(flagged & span) for span in spans)
+        other += len(flagged - set().union(*spans)) if spans else len(flagged)
+    return Run("detect-secrets 1.5 (default plugins)", seconds, found, other)
+
+
+def _lines_of(text: str, value: str) -> set[int]:
+    """The lines of the YAML scalar holding a planted value, from its key's line to its end.
+
+    detect-secrets reports a value in a YAML file at the line where its scalar starts, and a
+    long scalar spans several folded lines, so the whole span counts.
+    """
+    token = max(value.split(), key=len)
+    stack = [yaml.compose(text, Loader=yaml.CSafeLoader)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key, item in node.value:
+                if isinstance(item, yaml.ScalarNode) and token in item.value:
+                    return set(range(key.start_mark.line + 1, item.end_mark.line + 2))
+                stack.append(item)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return set()
 
 
 def main() -> int:
@@ -126,29 +184,28 @@ def main() -> int:
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="redact-bench-"))
     try:
-        paths, planted = generate(root, args.traces, args.kb)
-        megabytes = sum(p.stat().st_size for p in paths) / 1e6
-        total, scan_only, ours = time_ours(paths)
-        ds_seconds, ds_found = time_detect_secrets(paths)
-        print(f"{len(paths)} files, {megabytes:.1f} MB of YAML, {planted} planted values\n")
-        _table(megabytes, total, scan_only, ours, ds_seconds, ds_found)
+        corpus = generate(root, args.traces, args.kb)
+        megabytes = sum(p.stat().st_size for p in corpus) / 1e6
+        planted = sum(len(v) for v in corpus.values())
+        runs = [*time_ours(corpus), time_detect_secrets(corpus)]
+        print(f"{len(corpus)} files, {megabytes:.1f} MB of YAML, {planted} planted values\n")
+        _table(megabytes, planted, runs)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
     return 0
 
 
-def _table(mb: float, total: float, scan_only: float, ours: int,
-           ds_seconds: float, ds_found: int) -> None:  # fmt: skip
-    rows = [
-        ("corpus-tool (parse YAML + scan)", total, ours),
-        ("corpus-tool (scan parsed values)", scan_only, ours),
-        ("detect-secrets (default plugins)", ds_seconds, ds_found),
-    ]
-    print("| scanner | seconds | MB/s | findings |\n| --- | ---: | ---: | ---: |")
-    for name, seconds, found in rows:
-        print(f"| {name} | {seconds:.1f} | {mb / seconds:.1f} | {found} |")
-    print(f"\nparse + scan is {ds_seconds / total:.1f}x the throughput of detect-secrets")
+def _table(mb: float, planted: int, runs: list[Run]) -> None:
+    print("| scanner | seconds | MB/s | planted found | other findings |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for run in runs:
+        print(
+            f"| {run.name} | {run.seconds:.1f} | {mb / run.seconds:.1f} | "
+            f"{run.found}/{planted} | {run.other} |"
+        )
+    ratio = runs[2].seconds / runs[0].seconds
+    print(f"\nparse + scan is {ratio:.1f}x the throughput of detect-secrets")
 
 
 if __name__ == "__main__":
