@@ -28,6 +28,9 @@ MAX_DEPTH = 4
 """JSON inside JSON inside ... is walked this deep."""
 _URL = re.compile(r"https?://[^\s\"'<>\\]+")
 _JSON_SEPARATOR_SPACE = re.compile(r"[,:] ")
+_REDACTED_CREDENTIAL = re.compile(
+    r"(?:[A-Za-z]+ )?[A-Za-z0-9_-]*" + re.escape(OPAQUE) + r"[a-z0-9_]+-[0-9a-f]{12}"
+)
 
 
 class RawHit(NamedTuple):
@@ -106,8 +109,8 @@ class Walk:
     def _drop(self, item: Any, where: Path) -> Any:
         if item is None or isinstance(item, bool) or item in ("", MARKER):
             return item
-        if isinstance(item, str) and OPAQUE in item:
-            return item
+        if isinstance(item, str) and _REDACTED_CREDENTIAL.fullmatch(item):
+            return item  # a pseudonym copied here by hand, e.g. "Bearer REDACTED-jwt-..."
         shown = (
             item if isinstance(item, str) else json.dumps(item, sort_keys=True, ensure_ascii=False)
         )

@@ -115,3 +115,11 @@ def test_scan_values_glued_to_chinese_text_and_punctuation() -> None:
         ("email", "alice.w@corp-mail.cn"),
         ("email", "bob@x.cn"),
     ]
+
+
+def test_secret_named_key_keeps_only_a_whole_pseudonym(key: RedactionKey) -> None:
+    kept = {"authorization": "Bearer REDACTED-authorization-0123456789ab"}
+    assert scan(kept) == []
+    mixed = {"authorization": "REDACTED-authorization-0123456789ab hunter2"}
+    assert [h.detector for h in scan(mixed)] == ["secret_key"]
+    assert redact(mixed, key).value == {"authorization": MARKER}
