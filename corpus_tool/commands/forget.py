@@ -30,10 +30,11 @@ class ForgetOptions:
 
 @dataclass(frozen=True)
 class Plan:
-    """What forgetting removes: case ids and waiver files."""
+    """What forgetting removes (case ids, waiver files) and the cases it cannot search."""
 
     cases: list[str]
     waivers: list[Path]
+    other_key: list[str]
 
 
 def forget(
@@ -47,17 +48,28 @@ def forget(
             "no detector recognises this value, so no case can hold a pseudonym of it; give an "
             "email, phone number, ID, card or account number, or a token, as it was written"
         )
-    plan = _plan(corpus, wanted)
+    plan = _plan(corpus, wanted, key.key_id)
     if not options.dry_run:
         _apply(corpus, plan)
     _report(corpus, plan, options, out)
     return 0
 
 
-def _plan(corpus: Corpus, wanted: list[str]) -> Plan:
+def _plan(corpus: Corpus, wanted: list[str], key_id: str) -> Plan:
     cases = [c for c in corpus.case_ids() if _case_holds(corpus.case_dir(c), wanted)]
     waivers = [p for p in corpus.waiver_paths() if _waiver_case(p) in cases]
-    return Plan(cases, waivers)
+    other = [c for c in corpus.case_ids() if _key_id(corpus.case_dir(c)) not in (None, key_id)]
+    return Plan(cases, waivers, other)
+
+
+def _key_id(case_dir: Path) -> str | None:
+    """The key id a case's trace was redacted with (None if it records none)."""
+    try:
+        data = files.read_yaml(case_dir / "trace.yaml")
+    except InputError:
+        return None
+    record = data.get("redaction") if isinstance(data, dict) else None
+    return str(record["key_id"]) if isinstance(record, dict) and record.get("key_id") else None
 
 
 def _case_holds(case_dir: Path, wanted: list[str]) -> bool:
@@ -96,9 +108,12 @@ def _report(corpus: Corpus, plan: Plan, options: ForgetOptions, out: TextIO) -> 
             "dry_run": options.dry_run,
             "cases": plan.cases,
             "waivers": [str(p.relative_to(corpus.root)) for p in plan.waivers],
+            "other_key": plan.other_key,
         }
         out.write(json.dumps(doc, indent=2) + "\n")
         return
+    for case_id in plan.other_key:
+        out.write(f"cannot search case {case_id}: redacted under another key; re-add it\n")
     if not plan.cases:
         out.write("no case holds a pseudonym of this value\n")
         return

@@ -214,6 +214,7 @@ def test_forget_lists_then_removes_cases_and_their_waivers(
         "dry_run": False,
         "cases": ["a"],
         "waivers": ["waivers/W-a.yaml"],
+        "other_key": [],
     }
     assert not (corpus_dir / "cases" / "a").exists() and not waiver.exists()
     assert (corpus_dir / "cases" / "b").is_dir()
@@ -251,3 +252,16 @@ def test_git_hook_blocks_a_commit_that_adds_a_secret(git_repo: Path, committed: 
     assert blocked.returncode != 0
     assert "[redaction.openai_key]" in blocked.stdout + blocked.stderr
     assert git(git_repo, "log", "--format=%s", "-1").strip() == "case c"
+
+
+def test_forget_names_cases_redacted_under_another_key(
+    cli: Cli, corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _add(cli, corpus_dir, tmp_path, BASE, "old")
+    monkeypatch.setenv("CORPUS_REDACTION_KEY", "crk1_" + "another-key-" * 4)
+    done = cli("-C", corpus_dir, "forget", "13812345678", "--dry-run")
+    assert done.code == 0
+    assert done.out.splitlines() == [
+        "cannot search case old: redacted under another key; re-add it",
+        "no case holds a pseudonym of this value",
+    ]
