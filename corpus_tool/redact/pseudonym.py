@@ -20,7 +20,8 @@ Grammar (``H`` = lower-case hex of the HMAC, ``D`` = decimal digits of the HMAC)
 
 Shaped kinds keep the separators (spaces, dashes, dots, parentheses) and the digit count of the
 value they replace, so agent code that parses a phone number or a card still parses the
-pseudonym. `opaque` keeps the token's own prefix (``ghp_``, ``sk-proj-``, ``xoxb-``,
+pseudonym; in grouped cards and IBANs each group starts with 0, so no group of a pseudonym
+starts a card or account number of its own. `opaque` keeps the token's own prefix (``ghp_``, ``sk-proj-``, ``xoxb-``,
 ``Bearer ``...) so a reader sees what kind of secret stood there. Each pseudonym sits in a range
 no real value can take (a reserved domain, an unassigned prefix, the ``REDACTED-`` marker), so
 the detectors reject it and re-scanning a redacted trace finds nothing.
@@ -79,4 +80,31 @@ def fill_alnum(template: str, chars: str) -> str:
     feed = iter(chars)
     for ch in template:
         out.append(next(feed) if ch.isalnum() else ch)
+    return "".join(out)
+
+
+def group_starts(template: str) -> set[int]:
+    """Positions (counting letters and digits only) that follow a space or dash in template.
+
+    A shaped pseudonym puts 0 there, so no group of it starts a number a detector would take
+    for a card or an IBAN of its own (a grouped pseudonym's tail must not re-scan).
+    """
+    starts: set[int] = set()
+    count = 0
+    previous = ""
+    for ch in template:
+        if ch.isalnum():
+            if previous in (" ", "-"):
+                starts.add(count)
+            count += 1
+        previous = ch
+    return starts
+
+
+def zero_at(chars: str, positions: set[int], offset: int = 0) -> str:
+    """chars with a 0 at each position (shifted by offset) that falls inside it."""
+    out = list(chars)
+    for position in positions:
+        if 0 <= position - offset < len(out):
+            out[position - offset] = "0"
     return "".join(out)

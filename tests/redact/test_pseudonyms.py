@@ -90,3 +90,18 @@ def test_pseudonym_same_token_bare_and_in_header_share_digest(key: RedactionKey)
     bare = redact(token, key).value
     header = redact(f"Authorization: Bearer {token}", key).value
     assert bare[-12:] == header[-12:]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [" ".join(POSITIVE["payment_card"][4][i : i + 4] for i in range(0, 19, 4)),
+     POSITIVE["payment_card"][1], POSITIVE["payment_card"][3], POSITIVE["iban"][1],
+     " ".join(POSITIVE["iban"][2][i : i + 4] for i in range(0, 27, 4)),
+     "+49 30 1234 5678 901", "+86 138 1234 5678"],
+)  # fmt: skip
+def test_grouped_pseudonyms_never_rescan_under_many_keys(value: str) -> None:
+    kind = scan(value)[0].detector
+    for i in range(400):
+        key = RedactionKey(f"crk1_sweep-{i:04d}-{'k' * 32}".encode(), "sweep")
+        replaced = pseudonym(value, kind, key)
+        assert scan(f"x {replaced} y") == [], (i, replaced)

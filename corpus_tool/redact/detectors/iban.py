@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from corpus_tool.redact.checksums import iban_check_digits, iban_ok
-from corpus_tool.redact.pseudonym import Digest, fill_alnum
+from corpus_tool.redact.pseudonym import Digest, fill_alnum, group_starts, zero_at
 
 # ISO 13616 registry lengths (the countries a corpus is likely to meet; XX is user-assigned).
 _LENGTHS = {
@@ -42,8 +42,9 @@ class Iban:
         return text.replace(" ", "")
 
     def pseudonym(self, text: str, digest: Digest) -> str:
-        """XX + check digits + keyed digits, in the original grouping."""
+        """XX + check digits + keyed digits (0 at each group start), in the original grouping."""
         bban = digest.digits(len(self.canonical(text)) - 4)
+        bban = zero_at(bban, group_starts(text), offset=4)
         return fill_alnum(text, "XX" + iban_check_digits("XX", bban) + bban)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from corpus_tool.redact.checksums import digits_of, luhn_digit, luhn_ok
-from corpus_tool.redact.pseudonym import Digest, fill_digits
+from corpus_tool.redact.pseudonym import Digest, fill_digits, group_starts, zero_at
 
 _GROUP_END = re.compile(r"[0-9](?=[ -]|$)")
 
@@ -34,8 +34,8 @@ class PaymentCard:
         return digits_of(text)
 
     def pseudonym(self, text: str, digest: Digest) -> str:
-        """0000 + keyed digits + Luhn digit."""
-        body = "0000" + digest.digits(len(self.canonical(text)) - 5)
+        """0000 + keyed digits (0 at each group start) + Luhn digit."""
+        body = zero_at("0000" + digest.digits(len(self.canonical(text)) - 5), group_starts(text))
         return fill_digits(text, body + luhn_digit(body))
 
 
