@@ -21,10 +21,11 @@ Grammar (``H`` = lower-case hex of the HMAC, ``D`` = decimal digits of the HMAC)
 Shaped kinds keep the separators (spaces, dashes, dots, parentheses) and the digit count of the
 value they replace, so agent code that parses a phone number or a card still parses the
 pseudonym; in grouped cards and IBANs each group starts with 0, so no group of a pseudonym
-starts a card or account number of its own. `opaque` keeps the token's own prefix (``ghp_``, ``sk-proj-``, ``xoxb-``,
-``Bearer ``...) so a reader sees what kind of secret stood there. Each pseudonym sits in a range
-no real value can take (a reserved domain, an unassigned prefix, the ``REDACTED-`` marker), so
-the detectors reject it and re-scanning a redacted trace finds nothing.
+starts a card or account number of its own. `opaque` keeps the token's own prefix (``ghp_``,
+``sk-proj-``, ``xoxb-``, ``Bearer ``...) so a reader sees what kind of secret stood there.
+Each pseudonym sits in a range no real value can take (a reserved domain, an unassigned
+prefix, the ``REDACTED-`` marker), so the detectors reject it and re-scanning a redacted trace
+finds nothing.
 
 Opaque secrets share the digest family ``secret``: the same token gets the same 12 hex digits
 whether it was found bare or inside an ``Authorization`` header.
