@@ -117,6 +117,58 @@ def _args_validate(parser: argparse.ArgumentParser) -> None:
     _output_option(parser)
 
 
+def _cmd_affected(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.affected import AffectedOptions, affected
+    from corpus_tool.select.shard import ShardSpec
+
+    options = AffectedOptions(
+        base=args.base,
+        head=args.head,
+        staged=args.staged,
+        worktree=args.worktree,
+        explain=args.explain,
+        output=args.output,
+        tiers=tuple(t for given in args.tier for t in given.split(",") if t),
+        shard=ShardSpec.parse(args.shard) if args.shard else None,
+    )
+    return affected(args.directory, Path.cwd(), options, sys.stdout, sys.stderr)
+
+
+def _args_affected(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base", required=True, metavar="REV", help="diff from merge-base(REV, head)"
+    )
+    side = parser.add_mutually_exclusive_group()
+    side.add_argument("--head", metavar="REV", help="the head revision (default: HEAD)")
+    side.add_argument("--staged", action="store_true", help="the head side is the index")
+    side.add_argument(
+        "--worktree",
+        action="store_true",
+        help="the head side is the working tree, uncommitted and untracked files included",
+    )
+    parser.add_argument(
+        "--explain", action="store_true", help="name the changed file and rule behind each case"
+    )
+    parser.add_argument(
+        "--format",
+        dest="output",
+        choices=("lines", "json", "pytest", "github-matrix", "text"),
+        default="lines",
+        help="lines: one id per line (default); json; pytest: plugin arguments; "
+        "github-matrix: a CI matrix; text: for people",
+    )
+    parser.add_argument(
+        "--tier",
+        action="append",
+        default=[],
+        metavar="TIER",
+        help="keep cases of this tier (fast, full, archive); repeat or comma-separate",
+    )
+    parser.add_argument(
+        "--shard", metavar="K/N", help="only shard K of N, balanced by recorded event count"
+    )
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
@@ -125,6 +177,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
         _args_validate,
         _cmd_validate,
     ),
+    "affected": ("the cases a git diff can affect, and why", _args_affected, _cmd_affected),
 }
 
 
