@@ -127,19 +127,26 @@ def _case_index(
         blob = snapshot.blobs.get(path)
         return repo.read(blob, snapshot) if blob is not None else None
 
-    def trace(case_id: str) -> TraceFacts:
-        blob = snapshot.blobs.get(layout.case_path(case_id, "trace.yaml"))
-        if blob is None:  # no trace: what it calls is unknown
-            return TraceFacts(readable=False)
-        return cache.trace(blob, lambda: repo.read(blob, snapshot))
+    def read(blobs: list[str]) -> dict[str, bytes]:
+        return repo.read_many(blobs, snapshot)
 
-    def expected(case_id: str) -> ExpectedFacts:
-        blob = snapshot.blobs.get(layout.case_path(case_id, "expected.yaml"))
-        if blob is None:
-            return ExpectedFacts()
-        return cache.expected(blob, lambda: repo.read(blob, snapshot))
+    def traces(case_ids: list[str]) -> dict[str, TraceFacts]:
+        blobs = _blobs(snapshot, layout, case_ids, "trace.yaml")
+        facts = cache.traces(blobs.values(), read)
+        # No trace.yaml: what the case calls is unknown, so it counts as unreadable.
+        return {c: facts[blobs[c]] if c in blobs else TraceFacts(readable=False) for c in case_ids}
 
-    return CaseIndex(ids, trace, expected, head_blob)
+    def expecteds(case_ids: list[str]) -> dict[str, ExpectedFacts]:
+        blobs = _blobs(snapshot, layout, case_ids, "expected.yaml")
+        facts = cache.expecteds(blobs.values(), read)
+        return {c: facts[blobs[c]] if c in blobs else ExpectedFacts() for c in case_ids}
+
+    return CaseIndex(ids, traces, expecteds, head_blob)
+
+
+def _blobs(snapshot: Snapshot, layout: Layout, case_ids: list[str], name: str) -> dict[str, str]:
+    paths = {c: layout.case_path(c, name) for c in case_ids}
+    return {c: snapshot.blobs[p] for c, p in paths.items() if p in snapshot.blobs}
 
 
 def _base_reader(repo: Repository, merge_base: str) -> BlobReader:
@@ -152,13 +159,16 @@ def _base_reader(repo: Repository, merge_base: str) -> BlobReader:
 
 def _report(selection: Selection, options: AffectedOptions, sides: Sides, corpus: str) -> Report:
     cases = selection.cases
-    picked = [c for c in selection.selected() if _in_tiers(cases.expected(c), options.tiers)]
+    picked = selection.selected()
+    if options.tiers:
+        tiers = cases.expecteds(picked)
+        picked = [c for c in picked if _in_tiers(tiers[c], options.tiers)]
     spec = options.shard
     if spec is None and options.output == "github-matrix":
         spec = ShardSpec(None, 1)
     shards: tuple[Shard, ...] = ()
     if spec is not None:
-        weights = {c: max(1, cases.trace(c).events) for c in picked}
+        weights = {c: max(1, f.events) for c, f in cases.traces(picked).items()}
         shards = tuple(balance(weights, spec.count))
         if spec.index is not None:
             picked = list(shards[spec.index - 1].cases)
@@ -177,7 +187,7 @@ def _report(selection: Selection, options: AffectedOptions, sides: Sides, corpus
 
 def _in_tiers(facts: ExpectedFacts, tiers: tuple[str, ...]) -> bool:
     # A case whose tier cannot be read stays in: running one case too many is the safe error.
-    return not tiers or facts.tier is None or facts.tier in tiers
+    return facts.tier is None or facts.tier in tiers
 
 
 def _shown(root: Path, cwd: Path) -> str:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from corpus_tool import files
 from corpus_tool.select.facts import ExpectedFacts, TraceFacts, expected_facts, trace_facts
@@ -26,7 +26,9 @@ FILE_NAME = "affected-facts.json"
 MAX_ENTRIES = 500_000
 """Past this many entries, only those used by the latest run are kept."""
 
-Reader = Callable[[], bytes]
+BulkReader = Callable[[list[str]], Mapping[str, bytes]]
+"""Blob ids -> their bytes, read together."""
+F = TypeVar("F", TraceFacts, ExpectedFacts)
 
 
 class FactCache:
@@ -49,29 +51,43 @@ class FactCache:
             return cls(path, {}, {})
         return cls(path, body["trace"], body["expected"])
 
-    def trace(self, blob: str, read: Reader) -> TraceFacts:
-        """Facts of the trace.yaml with this blob id (parsed with `read` on a miss)."""
-        self._used.add(blob)
-        known = _decode_trace(self._trace.get(blob, False))
-        if known is not None:
-            self.hits += 1
-            return known
-        facts = trace_facts(read())
-        self.parsed += 1
-        self._trace[blob] = [facts.events, list(facts.tools)] if facts.readable else None
-        return facts
+    def traces(self, blobs: Iterable[str], read: BulkReader) -> dict[str, TraceFacts]:
+        """Facts of trace.yaml blobs; the missing ones are read in one go and parsed."""
+        return self._lookup(self._trace, blobs, read, _decode_trace, trace_facts, _encode_trace)
 
-    def expected(self, blob: str, read: Reader) -> ExpectedFacts:
-        """Facts of the expected.yaml with this blob id (parsed with `read` on a miss)."""
-        self._used.add(blob)
-        known = _decode_expected(self._expected.get(blob, False))
-        if known is not None:
-            self.hits += 1
-            return known
-        facts = expected_facts(read())
-        self.parsed += 1
-        self._expected[blob] = [facts.tier, list(facts.tags)] if facts.readable else None
-        return facts
+    def expecteds(self, blobs: Iterable[str], read: BulkReader) -> dict[str, ExpectedFacts]:
+        """Facts of expected.yaml blobs, like traces()."""
+        return self._lookup(
+            self._expected, blobs, read, _decode_expected, expected_facts, _encode_expected
+        )
+
+    def _lookup(
+        self,
+        table: dict[str, Any],
+        blobs: Iterable[str],
+        read: BulkReader,
+        decode: Callable[[Any], F | None],
+        parse: Callable[[bytes], F],
+        encode: Callable[[F], Any],
+    ) -> dict[str, F]:
+        found: dict[str, F] = {}
+        missing: list[str] = []
+        for blob in blobs:
+            self._used.add(blob)
+            known = decode(table.get(blob, False))
+            if known is None:
+                missing.append(blob)
+            else:
+                found[blob] = known
+        self.hits += len(found)
+        contents = read(missing) if missing else {}
+        for blob in missing:
+            # A blob git cannot produce is treated like a file that does not parse.
+            facts = parse(contents.get(blob, b"\0"))
+            table[blob] = encode(facts)
+            found[blob] = facts
+        self.parsed += len(missing)
+        return found
 
     def save(self) -> None:
         """Write the cache back when this run parsed anything; a write failure is not fatal."""
@@ -114,6 +130,14 @@ def _verified_body(path: Path) -> dict[str, Any] | None:
 
 def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _encode_trace(facts: TraceFacts) -> Any:
+    return [facts.events, list(facts.tools)] if facts.readable else None
+
+
+def _encode_expected(facts: ExpectedFacts) -> Any:
+    return [facts.tier, list(facts.tags)] if facts.readable else None
 
 
 def _decode_trace(value: Any) -> TraceFacts | None:

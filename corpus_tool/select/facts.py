@@ -12,8 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from corpus_tool import files
 from corpus_tool.errors import InputError
+from corpus_tool.select.scan import Unsure, scan_trace
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,22 @@ def trace_facts(raw: bytes) -> TraceFacts:
     """Tools named by tool_call events and by model responses' tool_calls, and the event count.
 
     A model response's tool call counts too: when the tool's own span was lost, the agent
-    still calls that tool on replay.
+    still calls that tool on replay. Read by walking the YAML event stream (scan.py), which
+    hands anything unusual back to the loader.
     """
+    try:
+        scanned = scan_trace(raw)
+    except Unsure:
+        return loaded_trace_facts(raw)
+    except yaml.YAMLError:
+        return TraceFacts(readable=False)
+    if scanned is None:
+        return TraceFacts(readable=False)
+    return TraceFacts(tuple(sorted(scanned[1])), scanned[0])
+
+
+def loaded_trace_facts(raw: bytes) -> TraceFacts:
+    """trace_facts by loading the whole document: the reference the scan must agree with."""
     data = _mapping(raw, "trace.yaml")
     if data is None:
         return TraceFacts(readable=False)

@@ -68,23 +68,41 @@ class Target:
 
 
 class CaseIndex:
-    """The head side's cases, their trace and expected.yaml facts read on demand."""
+    """The head side's cases; their trace and expected.yaml facts are fetched in bulk, once."""
 
     def __init__(
         self,
         ids: Iterable[str],
-        trace: Callable[[str], TraceFacts],
-        expected: Callable[[str], ExpectedFacts],
+        traces: Callable[[list[str]], Mapping[str, TraceFacts]],
+        expecteds: Callable[[list[str]], Mapping[str, ExpectedFacts]],
         head_blob: BlobReader,
     ) -> None:
         self.ids = tuple(sorted(set(ids)))
         self._known = frozenset(self.ids)
-        self.trace = trace
-        self.expected = expected
+        self._fetch_traces = traces
+        self._fetch_expecteds = expecteds
+        self._traces: dict[str, TraceFacts] = {}
+        self._expecteds: dict[str, ExpectedFacts] = {}
         self.head_blob = head_blob
 
     def __contains__(self, case_id: object) -> bool:
         return case_id in self._known
+
+    def traces(self, ids: Iterable[str]) -> dict[str, TraceFacts]:
+        """Trace facts of these cases."""
+        ids = list(ids)
+        missing = [c for c in ids if c not in self._traces]
+        if missing:
+            self._traces.update(self._fetch_traces(missing))
+        return {c: self._traces[c] for c in ids}
+
+    def expecteds(self, ids: Iterable[str]) -> dict[str, ExpectedFacts]:
+        """expected.yaml facts of these cases."""
+        ids = list(ids)
+        missing = [c for c in ids if c not in self._expecteds]
+        if missing:
+            self._expecteds.update(self._fetch_expecteds(missing))
+        return {c: self._expecteds[c] for c in ids}
 
 
 @dataclass(frozen=True)
@@ -197,9 +215,9 @@ def _resolve(target: Target, cases: CaseIndex) -> list[str]:
     if target.id_globs:
         found += [c for c in cases.ids if any(fnmatch.fnmatchcase(c, g) for g in target.id_globs)]
     if target.tools:
-        found += [c for c in cases.ids if _calls(cases.trace(c), target.tools)]
+        found += [c for c, f in cases.traces(cases.ids).items() if _calls(f, target.tools)]
     if target.tags:
-        found += [c for c in cases.ids if _tagged(cases.expected(c), target.tags)]
+        found += [c for c, f in cases.expecteds(cases.ids).items() if _tagged(f, target.tags)]
     return sorted(set(found))
 
 

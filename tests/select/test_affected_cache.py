@@ -18,24 +18,31 @@ def _cache_file(repo: GitCorpus) -> Path:
 
 
 def test_cache_parses_an_unchanged_blob_once(tmp_path: Path) -> None:
-    reads: list[int] = []
+    reads: list[list[str]] = []
+    blob = blob_id(TRACE)
 
-    def read() -> bytes:
-        reads.append(1)
-        return TRACE
+    def read(blobs: list[str]) -> dict[str, bytes]:
+        reads.append(blobs)
+        return {blob: TRACE}
 
     first = FactCache.load(tmp_path)
-    assert first.trace(blob_id(TRACE), read).tools == ("get_order",)
+    assert first.traces([blob], read)[blob].tools == ("get_order",)
     first.save()
     second = FactCache.load(tmp_path)
-    assert second.trace(blob_id(TRACE), read).tools == ("get_order",)
-    assert (len(reads), second.parsed, second.hits) == (1, 0, 1)
+    assert second.traces([blob], read)[blob].tools == ("get_order",)
+    assert (reads, second.parsed, second.hits) == ([[blob]], 0, 1)
 
 
-def test_cache_entry_of_the_wrong_shape_is_parsed_again(tmp_path: Path) -> None:
-    cache = FactCache(None, {blob_id(TRACE): ["many", "tools"]}, {})
-    assert cache.trace(blob_id(TRACE), lambda: TRACE).tools == ("get_order",)
+def test_cache_entry_of_the_wrong_shape_is_parsed_again() -> None:
+    blob = blob_id(TRACE)
+    cache = FactCache(None, {blob: ["many", "tools"]}, {})
+    assert cache.traces([blob], lambda _: {blob: TRACE})[blob].tools == ("get_order",)
     assert cache.parsed == 1
+
+
+def test_cache_blob_git_cannot_read_counts_as_unreadable() -> None:
+    cache = FactCache(None, {}, {})
+    assert not cache.traces(["0" * 40], lambda _: {})["0" * 40].readable
 
 
 def test_cache_lives_outside_the_tracked_tree(repo: GitCorpus) -> None:
