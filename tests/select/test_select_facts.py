@@ -38,6 +38,10 @@ TRICKY = {
     "two documents": b"events: []\n---\nevents: []\n",
     "explicit tag": b"events:\n- {type: tool_call, tool: !!str 12}\n",
     "not utf-8": b"events: [\xff]\n",
+    "merge key": b"base: &b {type: tool_call, tool: a}\nevents:\n- {<<: *b}\n",
+    "aliased event list": b"x: &e [{type: tool_call, tool: a}]\nevents: *e\n",
+    "repeated key": b"events: [{type: tool_call, tool: a}]\nevents: []\n",
+    "tagged list": b"events: !!seq [{type: tool_call, tool: a}]\n",
 }
 
 
