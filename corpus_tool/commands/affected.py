@@ -21,6 +21,7 @@ from corpus_tool.select.selection import BlobReader, CaseIndex, Selection, selec
 from corpus_tool.select.shard import Shard, ShardSpec, balance
 
 ALL_SHARDS_FORMATS = ("json", "github-matrix")
+TIERS = ("fast", "full", "archive")
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,9 @@ def affected(
 
 
 def _check_options(options: AffectedOptions) -> None:
+    unknown = sorted(set(options.tiers) - set(TIERS))
+    if unknown:
+        raise UsageError(f"--tier {unknown[0]!r}: choose from {', '.join(TIERS)}")
     spec = options.shard
     if spec is not None and spec.index is None and options.output not in ALL_SHARDS_FORMATS:
         raise UsageError(

@@ -149,3 +149,24 @@ def _env() -> dict[str, str]:
     import os
 
     return dict(os.environ)
+
+
+def test_affected_corpus_at_the_repository_root(repo: GitCorpus, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    repo.git("mv", "evals/cases", "cases")
+    repo.git("mv", "evals/waivers", "waivers")
+    repo.git("mv", "evals/corpus.yaml", "corpus.yaml")
+    repo.commit("corpus moves to the root")
+    monkeypatch.chdir(repo.root)
+    repo.write("cases/stock-zero/expected.yaml", "tier: full\n")
+    repo.write("src/tools/orders.py", "# v2\n")
+    repo.commit()
+    result = repo.affected("--base", "HEAD~1", "--format", "pytest")
+    assert result.out == (
+        "--corpus . --corpus-case order-lookup --corpus-case refund-ok --corpus-case stock-zero\n"
+    )
+
+
+def test_affected_unknown_tier_exits_2(repo: GitCorpus) -> None:
+    result = repo.affected("--base", "HEAD", "--tier", "nightly")
+    assert result.code == 2
+    assert "choose from fast, full, archive" in result.err
