@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import GitCorpus
+from affected_repo import GitCorpus
 
 from corpus_tool.select.cache import FILE_NAME, FactCache
 from corpus_tool.select.git import blob_id

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import CASES, GitCorpus
+from affected_repo import CASES, GitCorpus
 
 ALL = sorted(CASES)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 
 import pytest
-from conftest import CASES, GitCorpus
+from affected_repo import CASES, GitCorpus
 
 from corpus_tool.errors import UsageError
 from corpus_tool.select.shard import ShardSpec, balance
