@@ -11,7 +11,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
-from corpus_tool.select.selection import Reason, Selection
+from corpus_tool.select.selection import Reason, Removed, Selection
 from corpus_tool.select.shard import Shard, ShardSpec
 
 EXPLAIN_LIMIT = 5
@@ -107,8 +107,16 @@ def text(report: Report, out: TextIO, err: TextIO) -> None:
         if report.explain:
             _reasons(selection.reasons(case_id), out, "      ")
     for gone in selection.removed:
-        called = f"; it called {', '.join(gone.tools)}" if gone.tools else ""
-        out.write(f"  removed: {gone.id} ({gone.reasons[0]}{called})\n")
+        out.write(f"  removed: {_removal(gone)}\n")
+
+
+def _removal(gone: Removed) -> str:
+    first = gone.reasons[0]
+    what = (
+        f"renamed to {first.path}" if first.status == "renamed" else f"{first.path} {first.status}"
+    )
+    called = f"; its trace called {', '.join(gone.tools)}" if gone.tools else ""
+    return f"{gone.id} ({what}{called})"
 
 
 def _shard_note(report: Report) -> str:
@@ -127,7 +135,7 @@ def _reasons(reasons: tuple[Reason, ...], out: TextIO, indent: str) -> None:
 
 def _notes(report: Report, err: TextIO) -> None:
     for gone in report.selection.removed:
-        err.write(f"corpus affected: removed case {gone.id} ({gone.reasons[0]})\n")
+        err.write(f"corpus affected: removed case {_removal(gone)}\n")
     if report.explain:
         for case_id in report.selected:
             err.write(f"{case_id}:\n")
