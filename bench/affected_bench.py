@@ -3,7 +3,7 @@
     python bench/affected_bench.py [--cases 10000] [--repeat 3] [--keep DIR]
 
 Builds a git repository in a temporary directory: 12 tool modules under src/tools/ mapped to
-their tools by corpus.yaml rules, and N cases with small traces (2 to 14 events; a model call
+their tools by corpus.yaml rules, and N cases with small traces (3 to 13 events; a model call
 before each tool call, tools drawn from a skewed, realistic mix). Then times, as a user runs it
 (a fresh `python -m corpus_tool` process each time):
 
