@@ -96,7 +96,8 @@ def build(repo: Path, cases: int) -> None:
     rng = random.Random(20260101)
     git(repo, "init", "-q", "-b", "main")
     rules = "\n".join(
-        f'    - {{paths: ["src/tools/{m}.py"], tools: [{", ".join(t)}]}}' for m, t in MODULES.items()
+        f'    - {{paths: ["src/tools/{m}.py"], tools: [{", ".join(t)}]}}'
+        for m, t in MODULES.items()
     )
     (repo / "evals").mkdir()
     (repo / "evals/corpus.yaml").write_text(
