@@ -11,11 +11,14 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
-from corpus_tool.select.selection import Reason, Removed, Selection
+from corpus_tool.select.selection import Removed, Selection
 from corpus_tool.select.shard import Shard, ShardSpec
 
 EXPLAIN_LIMIT = 5
-"""Reasons shown per case in text; json always carries all of them."""
+"""Reasons shown per case in text and on stderr."""
+SHARED_LIMIT = 5
+"""Every-case reasons repeated under each case in json (all of them are in `reasons_for_all`):
+a merge touching 1,000 unmapped files must not print 1,000 reasons for each of 10,000 cases."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,10 @@ def as_json(report: Report, out: TextIO, err: TextIO) -> None:
         "changed_files": len(selection.changes),
         "total_cases": len(selection.cases.ids),
         "selected": list(report.selected),
-        "reasons": {c: [r.as_dict() for r in selection.reasons(c)] for c in report.selected},
+        "reasons": {
+            c: [r.as_dict() for r in selection.reasons(c, SHARED_LIMIT)] for c in report.selected
+        },
+        "reasons_for_all": [r.as_dict() for r in selection.everyone],
         "removed": [r.as_dict() for r in selection.removed],
         "shard": str(report.shard) if report.shard else None,
         "shards": [
@@ -105,7 +111,7 @@ def text(report: Report, out: TextIO, err: TextIO) -> None:
     for case_id in report.selected:
         out.write(f"  {case_id}\n")
         if report.explain:
-            _reasons(selection.reasons(case_id), out, "      ")
+            _reasons(selection, case_id, out, "      ")
     for gone in selection.removed:
         out.write(f"  removed: {_removal(gone)}\n")
 
@@ -126,11 +132,12 @@ def _shard_note(report: Report) -> str:
     return f", shard {report.shard}: {len(mine.cases)} cases, {mine.weight} events"
 
 
-def _reasons(reasons: tuple[Reason, ...], out: TextIO, indent: str) -> None:
-    for reason in reasons[:EXPLAIN_LIMIT]:
+def _reasons(selection: Selection, case_id: str, out: TextIO, indent: str) -> None:
+    for reason in selection.reasons(case_id, EXPLAIN_LIMIT)[:EXPLAIN_LIMIT]:
         out.write(f"{indent}{reason}\n")
-    if len(reasons) > EXPLAIN_LIMIT:
-        out.write(f"{indent}... and {len(reasons) - EXPLAIN_LIMIT} more (see --format json)\n")
+    more = selection.reason_count(case_id) - EXPLAIN_LIMIT
+    if more > 0:
+        out.write(f"{indent}... and {more} more (see --format json)\n")
 
 
 def _notes(report: Report, err: TextIO) -> None:
@@ -139,7 +146,7 @@ def _notes(report: Report, err: TextIO) -> None:
     if report.explain:
         for case_id in report.selected:
             err.write(f"{case_id}:\n")
-            _reasons(report.selection.reasons(case_id), err, "    ")
+            _reasons(report.selection, case_id, err, "    ")
 
 
 def _chosen_shards(report: Report) -> list[Shard]:

@@ -119,8 +119,12 @@ class Selection:
         """The selected ids, sorted."""
         return list(self.cases.ids) if self.everyone else sorted(self.specific)
 
-    def reasons(self, case_id: str) -> tuple[Reason, ...]:
-        return self.specific.get(case_id, ()) + self.everyone
+    def reasons(self, case_id: str, shared: int | None = None) -> tuple[Reason, ...]:
+        """Why a case is selected: its own reasons, then (up to `shared` of) the every-case ones."""
+        return self.specific.get(case_id, ()) + self.everyone[:shared]
+
+    def reason_count(self, case_id: str) -> int:
+        return len(self.specific.get(case_id, ())) + len(self.everyone)
 
 
 def select(
@@ -159,26 +163,18 @@ def _vanished(change: Change, layout: Layout, cases: CaseIndex) -> set[str]:
 def _targets(
     change: Change, layout: Layout, impact: Impact, cases: CaseIndex, base_blob: BlobReader
 ) -> list[tuple[Reason, Target]]:
+    def because(rule: str) -> Reason:
+        return Reason(change.path, change.status, rule, change.old_path)
+
     found: list[tuple[Reason, Target]] = []
     # A rename is matched at its new path; its old path still counts like a deleted file.
     for path in filter(None, (change.path, change.old_path)):
         for rule, target in _builtin(path, change, layout, cases, base_blob):
-            found.append((Reason(change.path, change.status, rule, change.old_path), target))
+            found.append((because(rule), target))
         for matched in impact.matching(path):
-            found.append(
-                (
-                    Reason(change.path, change.status, matched.describe(), change.old_path),
-                    _rule_target(matched),
-                )
-            )
+            found.append((because(matched.describe()), _rule_target(matched)))
     if not found and impact.unmapped == "all":
-        reason = Reason(
-            change.path,
-            change.status,
-            "impact.unmapped: all (no rule names this file)",
-            change.old_path,
-        )
-        found.append((reason, Target(all=True)))
+        found.append((because("impact.unmapped: all (no rule names this file)"), Target(all=True)))
     return found
 
 

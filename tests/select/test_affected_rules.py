@@ -173,3 +173,16 @@ def test_affected_empty_selection_exits_zero_in_every_format(repo: GitCorpus) ->
     matrix = repo.affected("--base", "HEAD", "--format", "github-matrix")
     assert matrix.json() == {"include": []}
     assert repo.affected("--base", "HEAD", "--format", "pytest").out == ""
+
+
+def test_affected_json_lists_every_case_reasons_once(repo: GitCorpus) -> None:
+    for n in range(8):
+        repo.write(f"src/misc/m{n}.py", "# new\n")
+    repo.write("evals/cases/stock-zero/trace.yaml", "events: []\n")
+    repo.commit()
+    data = repo.affected("--base", "HEAD~1", "--format", "json").json()
+    assert len(data["reasons_for_all"]) == 8
+    assert [r["rule"] for r in data["reasons"]["stock-zero"]][0] == "case file"
+    assert len(data["reasons"]["stock-zero"]) == 1 + 5
+    text = repo.affected("--base", "HEAD~1", "--format", "text", "--explain").out
+    assert "... and 4 more (see --format json)" in text
