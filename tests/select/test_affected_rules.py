@@ -182,7 +182,7 @@ def test_affected_json_lists_every_case_reasons_once(repo: GitCorpus) -> None:
     repo.commit()
     data = repo.affected("--base", "HEAD~1", "--format", "json").json()
     assert len(data["reasons_for_all"]) == 8
-    assert [r["rule"] for r in data["reasons"]["stock-zero"]][0] == "case file"
+    assert data["reasons"]["stock-zero"][0]["rule"] == "case file"
     assert len(data["reasons"]["stock-zero"]) == 1 + 5
     text = repo.affected("--base", "HEAD~1", "--format", "text", "--explain").out
     assert "... and 4 more (see --format json)" in text
