@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -116,8 +117,10 @@ def build(repo: Path, cases: int) -> None:
     git(repo, "commit", "-q", "-m", "bench corpus")
 
 
-def run(repo: Path, *args: str) -> tuple[float, int]:
-    """Seconds for one `corpus affected` process, and how many cases it selected."""
+def run(repo: Path, *args: str) -> tuple[float, float, int]:
+    """Wall and CPU seconds of one `corpus affected` process (git children included), and how
+    many cases it selected. CPU time is the steadier figure on a shared machine."""
+    before = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "corpus_tool", "affected", "--base", "main", *args],
@@ -127,23 +130,34 @@ def run(repo: Path, *args: str) -> tuple[float, int]:
         capture_output=True,
         text=True,
     )
-    return time.perf_counter() - started, len(done.stdout.split())
+    return time.perf_counter() - started, _children_cpu() - before, len(done.stdout.split())
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def measure(repo: Path, label: str, repeat: int, *args: str) -> dict[str, object]:
     cache = repo / ".git" / "corpus-tool"
-    colds, warms, selected = [], [], 0
+    colds: list[tuple[float, float, int]] = []
+    warms: list[tuple[float, float, int]] = []
     for _ in range(repeat):
         shutil.rmtree(cache, ignore_errors=True)
-        seconds, selected = run(repo, *args)
-        colds.append(seconds)
-        warms.append(run(repo, *args)[0])
+        colds.append(run(repo, *args))
+        warms.append(run(repo, *args))
+
+    def median(runs: list[tuple[float, float, int]], which: int) -> float:
+        return round(statistics.median(r[which] for r in runs), 2)
+
     row = {
         "change": label,
         "args": " ".join(args),
-        "selected": selected,
-        "cold_s": round(statistics.median(colds), 2),
-        "warm_s": round(statistics.median(warms), 2),
+        "selected": colds[0][2],
+        "cold_s": median(colds, 0),
+        "cold_cpu_s": median(colds, 1),
+        "warm_s": median(warms, 0),
+        "warm_cpu_s": median(warms, 1),
     }
     print(json.dumps(row), flush=True)
     return row
