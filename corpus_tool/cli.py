@@ -165,7 +165,10 @@ def _args_affected(parser: argparse.ArgumentParser) -> None:
         help="keep cases of this tier (fast, full, archive); repeat or comma-separate",
     )
     parser.add_argument(
-        "--shard", metavar="K/N", help="only shard K of N, balanced by recorded event count"
+        "--shard",
+        metavar="K/N",
+        help="only shard K of N, balanced by recorded event count (N alone: every shard, "
+        "for --format json or github-matrix)",
     )
 
 

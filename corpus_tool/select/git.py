@@ -42,7 +42,6 @@ class Change:
 class Snapshot:
     """The head side's files under some prefixes: path -> blob id (worktree files hashed)."""
 
-    label: str  # a commit id, "index" or "worktree"
     blobs: Mapping[str, str]
     local: Mapping[str, bytes] = field(default_factory=dict)  # blob id -> worktree bytes
 
@@ -122,10 +121,10 @@ class Repository:
     def snapshot(self, head: str, prefixes: list[str]) -> Snapshot:
         """Blob ids of the files under `prefixes` on the head side."""
         if head == INDEX:
-            return Snapshot(INDEX, self._index(prefixes))
+            return Snapshot(self._index(prefixes))
         if head == WORKTREE:
             return self._worktree(prefixes)
-        return Snapshot(head, self.tree(head, prefixes))
+        return Snapshot(self.tree(head, prefixes))
 
     def tree(self, commit: str, paths: list[str]) -> dict[str, str]:
         """Blob ids of the files at or under `paths` in a commit."""
@@ -162,7 +161,7 @@ class Repository:
             blob = blob_id(data)
             blobs[path] = blob
             local[blob] = data
-        return Snapshot(WORKTREE, blobs, local)
+        return Snapshot(blobs, local)
 
     def read(self, blob: str, snapshot: Snapshot | None = None) -> bytes:
         """The bytes of a blob (worktree bytes when the snapshot hashed them itself)."""

@@ -22,10 +22,6 @@ class Layout:
         clean = relative.replace("\\", "/").strip("/")
         return cls("" if clean in ("", ".") else clean + "/")
 
-    @property
-    def directory(self) -> str:
-        return self.prefix.rstrip("/") or "."
-
     def pathspecs(self) -> list[str]:
         """What the head side must list: cases, waivers and corpus.yaml."""
         return [f"{self.prefix}{CASES}/", f"{self.prefix}{WAIVERS}/", self.config_path]
