@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -83,3 +84,14 @@ def test_cache_dir_can_be_moved_for_ci(repo: GitCorpus, tmp_path: Path, monkeypa
     repo.affected("--base", "HEAD~1")
     assert (tmp_path / "ci-cache" / FILE_NAME).is_file()
     assert not _cache_file(repo).exists()
+
+
+def test_cache_of_an_older_format_is_rebuilt(tmp_path: Path) -> None:
+    blob = blob_id(TRACE)
+    body = json.dumps({"format": 0, "trace": {blob: [9, ["stale_tool"]]}, "expected": {}})
+    digest = hashlib.sha256(body.encode()).hexdigest()
+    (tmp_path / FILE_NAME).write_text(f"sha256 {digest}\n{body}")
+    cache = FactCache.load(tmp_path)
+    assert cache.traces([blob], lambda _: {blob: TRACE})[blob].tools == ("get_order",)
+    cache.save()
+    assert json.loads((tmp_path / FILE_NAME).read_text().partition("\n")[2])["format"] == 1

@@ -170,3 +170,12 @@ def test_affected_unknown_tier_exits_2(repo: GitCorpus) -> None:
     result = repo.affected("--base", "HEAD", "--tier", "nightly")
     assert result.code == 2
     assert "choose from fast, full, archive" in result.err
+
+
+def test_affected_unrelated_histories_exit_2(repo: GitCorpus) -> None:
+    repo.git("checkout", "-q", "--orphan", "elsewhere")
+    repo.commit("a history of its own")
+    result = repo.affected("--base", "main")
+    assert result.code == 2
+    assert result.err.count("\n") == 1
+    assert "no common ancestor" in result.err
