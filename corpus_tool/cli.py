@@ -172,6 +172,46 @@ def _args_affected(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from corpus_tool.commands.replay import ReplayOptions
+    from corpus_tool.replay.suite import RunOptions
+
+    run = RunOptions(tuple(getattr(args, "cases", ())), args.mode, args.tier, args.repeat)
+    return ReplayOptions(run, args.output, args.junit, args.results)
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.replay import replay
+
+    return replay(_corpus(args), _replay_options(args), sys.stdout)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.check import check
+
+    return check(_corpus(args), _replay_options(args), date.today(), Path.cwd(), sys.stdout)
+
+
+def _args_run(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mode", choices=("strict", "lenient"), help="matching mode for every case (overrides)"
+    )
+    parser.add_argument("--tier", choices=("fast", "full", "archive"), help="only this tier")
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
+    parser.add_argument(
+        "--results", type=Path, metavar="FILE", help="also write the results JSON (gate input)"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, metavar="N", help="replay each case N times (determinism)"
+    )
+    _output_option(parser)
+
+
+def _args_replay(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("cases", nargs="*", metavar="CASE", help="case ids (default: all)")
+    _args_run(parser)
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
@@ -181,6 +221,8 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
         _cmd_validate,
     ),
     "affected": ("the cases a git diff can affect, and why", _args_affected, _cmd_affected),
+    "replay": ("replay cases against the agent and grade them", _args_replay, _cmd_replay),
+    "check": ("validate, replay and grade the whole corpus", _args_run, _cmd_check),
 }
 
 

@@ -18,11 +18,18 @@ from corpus_tool.errors import InputError
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C speed where libyaml is built
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
-"""Largest file we read; bigger ones are refused before parsing (a runaway export)."""
+"""Largest file we read unless CORPUS_MAX_INPUT_BYTES says otherwise (a runaway export)."""
 
 
-def read_bytes(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """Read a whole file, refusing directories, missing files and files over `limit`."""
+def input_limit() -> int:
+    """The size limit in force: CORPUS_MAX_INPUT_BYTES, else MAX_INPUT_BYTES."""
+    raw = os.environ.get("CORPUS_MAX_INPUT_BYTES", "")
+    return int(raw) if raw.isdigit() else MAX_INPUT_BYTES
+
+
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
+    """Read a whole file, refusing directories, missing files and files over the limit."""
+    limit = input_limit() if limit is None else limit
     try:
         size = path.stat().st_size
         if path.is_dir():
@@ -30,7 +37,7 @@ def read_bytes(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         if size > limit:
             raise InputError(
                 f"file is {size:,} bytes, over the {limit:,}-byte limit; "
-                "cut it with the exporter first",
+                "cut it with the exporter, or raise CORPUS_MAX_INPUT_BYTES",
                 path,
             )
         return path.read_bytes()
@@ -52,7 +59,7 @@ def parse_json(raw: bytes, path: Path) -> Any:
         ) from None
 
 
-def read_json(path: Path, limit: int = MAX_INPUT_BYTES) -> Any:
+def read_json(path: Path, limit: int | None = None) -> Any:
     """Read and parse a JSON file."""
     return parse_json(read_bytes(path, limit), path)
 
@@ -69,7 +76,7 @@ def parse_yaml(text: str | bytes, path: Path) -> Any:
         raise InputError(f"not valid YAML: {err}", path) from None
 
 
-def read_yaml(path: Path, limit: int = MAX_INPUT_BYTES) -> Any:
+def read_yaml(path: Path, limit: int | None = None) -> Any:
     """Read and parse a YAML file."""
     return parse_yaml(read_bytes(path, limit), path)
 

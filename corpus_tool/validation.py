@@ -13,6 +13,8 @@ from corpus_tool import completeness, files, schema
 from corpus_tool.corpus import CONFIG_NAME, Corpus
 from corpus_tool.errors import InputError
 from corpus_tool.findings import Finding
+from corpus_tool.grade import CHECK_NAMES
+from corpus_tool.replay.divergence import REPLAY_CHECKS
 
 Show = Callable[[Path], str]
 
@@ -168,6 +170,12 @@ def check_waiver(corpus: Corpus, path: Path, today: date, show: Show) -> list[Fi
     if data.get("case") and not (corpus.cases_dir / data["case"]).is_dir():
         found.append(
             at("case", "waiver.case", f"names case {data['case']!r}, which does not exist")
+        )
+    unknown = sorted(set(data.get("checks") or []) - {"all", *CHECK_NAMES, *REPLAY_CHECKS})
+    if unknown:
+        known = ", ".join(("all", *CHECK_NAMES, *REPLAY_CHECKS))
+        found.append(
+            at("checks", "waiver.checks", f"unknown check {', '.join(unknown)}; known: {known}")
         )
     found.extend(_expiry(data, today, corpus.setting("waivers", "max_days"), at))
     return found

@@ -1,0 +1,46 @@
+"""`expect.errors`: error types (tool errors and error events) that must not, or must, occur."""
+
+from __future__ import annotations
+
+from corpus_tool.grade.registry import Check, TableGrader
+from corpus_tool.grade.result import CheckResult, verdict
+from corpus_tool.grade.run import Run, names
+
+
+def forbidden(types: list[str], run: Run) -> CheckResult:
+    """No error of a listed type occurred."""
+    hits = [e for e in run.errors if e.type in types]
+    problems = [f"forbidden error {e.text()}" for e in hits]
+    ok = f"none of {_names(types)} occurred" + _seen(run)
+    return verdict(
+        "errors.forbidden", problems, ok, occurred=[{"type": e.type, "seq": e.seq} for e in hits]
+    )
+
+
+def required(types: list[str], run: Run) -> CheckResult:
+    """Every listed error type occurred at least once."""
+    seen = {e.type: e for e in reversed(run.errors)}  # first occurrence wins
+    missing = [t for t in types if t not in seen]
+    problems = [f"required error {t} never occurred{_seen(run)}" for t in missing]
+    found = ", ".join(f"{t} at seq {seen[t].seq}" for t in types if t in seen)
+    ok = f"occurred: {found}" if found else "no error types listed"
+    return verdict("errors.required", problems, ok, missing=missing)
+
+
+def _names(types: list[str]) -> str:
+    return ", ".join(types) if types else "(no types listed)"
+
+
+def _seen(run: Run) -> str:
+    if not run.errors:
+        return "; the run raised no errors"
+    return "; errors seen: " + ", ".join(f"{e.type} (seq {e.seq})" for e in run.errors)
+
+
+GRADER = TableGrader(
+    "errors",
+    (
+        Check("forbidden", "errors.forbidden", lambda s, r: forbidden(names(s), r)),
+        Check("required", "errors.required", lambda s, r: required(names(s), r)),
+    ),
+)

@@ -1,0 +1,129 @@
+"""`expect.output`: assertions on the final output text, including semantic similarity."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from corpus_tool.errors import CorpusError
+from corpus_tool.grade.registry import Check, TableGrader
+from corpus_tool.grade.result import CheckResult, failed, passed, verdict
+from corpus_tool.grade.run import Run, names, show
+from corpus_tool.grade.scorers import LEXICAL, Scorer, resolve_scorer, scorer_name
+
+DEFAULT_MIN_SCORE = 0.8
+_EXCERPT = 120
+
+
+def output_text(run: Run) -> str | None:
+    """The final output as text: a string as is, other values as JSON, None when absent."""
+    value = run.terminal.get("output")
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def contains(needles: list[str], run: Run) -> CheckResult:
+    """Every listed substring appears in the output."""
+    text = output_text(run)
+    missing = [n for n in needles if text is None or n not in text]
+    problems = [f"output lacks {show(n)}; {_excerpt(text)}" for n in missing]
+    return verdict(
+        "output.contains", problems, f"output contains {_shown(needles)}", missing=missing
+    )
+
+
+def not_contains(needles: list[str], run: Run) -> CheckResult:
+    """No listed substring appears in the output."""
+    text = output_text(run) or ""
+    present = [n for n in needles if n in text]
+    problems = [
+        f"output contains {show(n)} at offset {text.index(n)}; {_excerpt(text)}" for n in present
+    ]
+    return verdict(
+        "output.not_contains", problems, f"output has none of {_shown(needles)}", present=present
+    )
+
+
+def regex(patterns: list[str], run: Run) -> CheckResult:
+    """Every listed pattern matches somewhere in the output (`re.search`)."""
+    text = output_text(run)
+    problems = []
+    for pattern in patterns:
+        try:
+            hit = re.search(pattern, text or "")
+        except re.error as err:
+            problems.append(f"pattern `{pattern}` is not a valid regular expression ({err})")
+            continue
+        if text is None or hit is None:
+            problems.append(f"pattern `{pattern}` matches nowhere; {_excerpt(text)}")
+    shown = ", ".join(f"`{p}`" for p in patterns) or "(nothing listed)"
+    return verdict("output.regex", problems, f"output matches {shown}")
+
+
+def similar(spec: Mapping[str, Any], run: Run) -> CheckResult:
+    """The plugged scorer rates the output at least `min_score` similar to the reference."""
+    reference = str(spec.get("reference", ""))
+    minimum = float(spec.get("min_score", DEFAULT_MIN_SCORE))
+    try:
+        scorer = _scorer(spec, run)
+    except CorpusError as err:
+        return failed("output.similar", f"{err}")
+    if scorer is None:
+        return failed("output.similar", _NO_SCORER)
+    return _score(scorer, output_text(run) or "", reference, minimum)
+
+
+_NO_SCORER = (
+    "no similarity scorer configured: set replay.scorer in corpus.yaml (module:callable, "
+    f"or `{LEXICAL}` for the built-in token-set fallback) or output.similar.scorer in the case"
+)
+
+
+def _scorer(spec: Mapping[str, Any], run: Run) -> Scorer | None:
+    named = spec.get("scorer")
+    return resolve_scorer(str(named)) if named else run.scorer
+
+
+def _score(scorer: Scorer, text: str, reference: str, minimum: float) -> CheckResult:
+    name = scorer_name(scorer)
+    try:
+        score = float(scorer(text, reference))
+    except Exception as err:  # a user's scorer may fail any way; the case fails, not the run
+        return failed("output.similar", f"scorer {name} raised {type(err).__name__}: {err}")
+    if not 0.0 <= score <= 1.0:
+        return failed("output.similar", f"scorer {name} returned {score}, outside [0, 1]")
+    details = {"score": round(score, 4), "min_score": minimum, "scorer": name}
+    if score >= minimum:
+        return passed(
+            "output.similar", f"similarity {score:.2f} >= {minimum:.2f} ({name})", **details
+        )
+    return failed(
+        "output.similar",
+        f"similarity {score:.2f} < {minimum:.2f} ({name}) to reference {show(reference)}; "
+        f"{_excerpt(text)}",
+        **details,
+    )
+
+
+def _shown(items: list[str]) -> str:
+    return ", ".join(show(i) for i in items) or "(nothing listed)"
+
+
+def _excerpt(text: str | None) -> str:
+    if text is None:
+        return "the run produced no output"
+    return f"output was {show(text, _EXCERPT)}"
+
+
+GRADER = TableGrader(
+    "output",
+    (
+        Check("contains", "output.contains", lambda s, r: contains(names(s), r)),
+        Check("not_contains", "output.not_contains", lambda s, r: not_contains(names(s), r)),
+        Check("regex", "output.regex", lambda s, r: regex(names(s), r)),
+        Check("similar", "output.similar", lambda s, r: similar(s or {}, r)),
+    ),
+)

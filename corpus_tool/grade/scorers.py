@@ -1,0 +1,69 @@
+"""Semantic similarity scorers for `output.similar`: a protocol users plug into, and a fallback.
+
+No scorer downloads a model at run time: a team that wants embeddings plugs in its own
+callable (`module:callable` in corpus.yaml `replay.scorer` or in the case's
+`output.similar.scorer`); the built-in `lexical` scorer needs nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Protocol, cast
+
+from corpus_tool.errors import UsageError
+
+LEXICAL = "lexical"
+
+# CJK text has no spaces, so each ideograph/kana/hangul is its own token; other scripts split
+# on non-word characters.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+
+
+class Scorer(Protocol):
+    """Semantic similarity of `output` to `reference`, in [0, 1] (1 = same meaning)."""
+
+    def __call__(self, output: str, reference: str) -> float: ...
+
+
+def tokens(text: str) -> frozenset[str]:
+    """The set of lower-cased word tokens (single characters for CJK scripts)."""
+    return frozenset(_TOKEN.findall(text.casefold()))
+
+
+def lexical_scorer(output: str, reference: str) -> float:
+    """Token-set similarity (Dice coefficient): a fallback that knows words, not meaning."""
+    a, b = tokens(output), tokens(reference)
+    if not a and not b:
+        return 1.0
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+def scorer_name(scorer: Scorer) -> str:
+    """How messages name a scorer."""
+    if scorer is lexical_scorer:
+        return LEXICAL
+    module = getattr(scorer, "__module__", None)
+    name = getattr(scorer, "__qualname__", None) or type(scorer).__qualname__
+    return f"{module}:{name}" if module else str(name)
+
+
+def resolve_scorer(spec: str | None) -> Scorer | None:
+    """The scorer a setting names: None, `lexical`, or `module:callable` (imported)."""
+    if spec is None:
+        return None
+    if spec == LEXICAL:
+        return lexical_scorer
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise UsageError(f"scorer {spec!r} is not `module:callable` or `{LEXICAL}`")
+    try:
+        target: object = importlib.import_module(module_name)
+        for part in attr.split("."):
+            target = getattr(target, part)
+    except (ImportError, AttributeError) as err:
+        raise UsageError(f"scorer {spec!r} cannot be loaded ({err}); fix the name") from err
+    if not callable(target):
+        raise UsageError(f"scorer {spec!r} is not callable")
+    return cast(Scorer, target)

@@ -1,0 +1,69 @@
+"""`tools.args`: some call of a tool carries the listed arguments (subset) or exactly them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from corpus_tool.grade.compare import Difference, exact_diff, subset_diff
+from corpus_tool.grade.result import CheckResult, verdict
+from corpus_tool.grade.run import Run, ToolCall, show
+
+_SHOWN_DIFFS = 5
+
+
+def args(constraints: list[Mapping[str, Any]], run: Run) -> CheckResult:
+    """Each constraint is met by at least one call of its tool."""
+    problems: list[str] = []
+    matched: list[str] = []
+    closest: list[dict[str, Any]] = []
+    for constraint in constraints:
+        tool, match = str(constraint.get("tool")), constraint.get("match") or {}
+        mode = str(constraint.get("mode") or "subset")
+        best = _closest(tool, match, mode, run)
+        if best is None:
+            problems.append(f"{tool} was never called (wanted {mode} {show(match)})")
+            closest.append({"tool": tool, "mode": mode, "closest_seq": None})
+        elif best[1]:
+            problems.append(_mismatch(tool, match, mode, *best))
+            closest.append(_data(tool, mode, *best))
+        else:
+            matched.append(f"{tool} at seq {best[0].seq} ({mode} {show(match)})")
+    ok = "matched: " + ("; ".join(matched) or "no constraints listed")
+    return verdict("tools.args", problems, ok, closest=closest)
+
+
+def _closest(
+    tool: str, match: Mapping[str, Any], mode: str, run: Run
+) -> tuple[ToolCall, list[Difference]] | None:
+    """The call with the fewest differences (earliest on ties); a perfect one ends the search."""
+    compare = exact_diff if mode == "exact" else subset_diff
+    best: tuple[ToolCall, list[Difference]] | None = None
+    for call in run.calls:
+        if call.tool != tool:
+            continue
+        diffs = compare(match, call.arguments)
+        if best is None or len(diffs) < len(best[1]):
+            best = (call, diffs)
+        if not diffs:
+            break
+    return best
+
+
+def _mismatch(
+    tool: str, match: Mapping[str, Any], mode: str, call: ToolCall, diffs: list[Difference]
+) -> str:
+    shown = ", ".join(d.text() for d in diffs[:_SHOWN_DIFFS])
+    more = f", and {len(diffs) - _SHOWN_DIFFS} more" if len(diffs) > _SHOWN_DIFFS else ""
+    return (
+        f"no call of {tool} matches {mode} {show(match)}; closest is seq {call.seq}: {shown}{more}"
+    )
+
+
+def _data(tool: str, mode: str, call: ToolCall, diffs: list[Difference]) -> dict[str, Any]:
+    return {
+        "tool": tool,
+        "mode": mode,
+        "closest_seq": call.seq,
+        "differences": [d.data() for d in diffs],
+    }

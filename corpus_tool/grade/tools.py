@@ -1,0 +1,121 @@
+"""`expect.tools`: which tools are called, in what order, how often, with which arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from corpus_tool.grade.registry import Check, TableGrader
+from corpus_tool.grade.result import CheckResult, verdict
+from corpus_tool.grade.run import Run, ToolCall, names, plural, seqs
+from corpus_tool.grade.tool_args import args
+
+_SHOWN_CALLS = 20
+
+
+def required(tools: list[str], run: Run) -> CheckResult:
+    """Every listed tool was called at least once."""
+    called = {c.tool for c in run.calls}
+    missing = [t for t in tools if t not in called]
+    problems = [f"required tool {t} was never called; {_sequence(run)}" for t in missing]
+    ok = "called: " + (", ".join(f"{t} ({seqs(_calls(run, t))})" for t in tools) or "(none listed)")
+    return verdict("tools.required", problems, ok, missing=missing)
+
+
+def forbidden(tools: list[str], run: Run) -> CheckResult:
+    """No listed tool was called."""
+    problems = [
+        f"forbidden tool {t} was called at {seqs(calls)}"
+        for t in tools
+        if (calls := _calls(run, t))
+    ]
+    ok = f"none of {', '.join(tools)} was called"
+    return verdict("tools.forbidden", problems, ok)
+
+
+def allowed(tools: list[str], run: Run) -> CheckResult:
+    """Every call was of a listed tool."""
+    outside = [c for c in run.calls if c.tool not in tools]
+    problems = [
+        f"tool {t} at {seqs(calls)} is not in the allowed set"
+        for t in dict.fromkeys(c.tool for c in outside)
+        if (calls := _calls(run, t))
+    ]
+    if problems:
+        problems.append(f"allowed: {', '.join(tools) or '(none)'}")
+    ok = f"all {plural(len(run.calls), 'call')} use allowed tools ({', '.join(tools) or 'none'})"
+    return verdict("tools.allowed", problems, ok, outside=[c.seq for c in outside])
+
+
+def order(lists: list[list[str]], run: Run) -> CheckResult:
+    """Each listed sequence appears, in order, within the call sequence (gaps allowed)."""
+    problems = [p for chain in lists if (p := _order_problem(names(chain), run))]
+    if problems:
+        problems.append(_sequence(run))
+    shown = "; ".join(" -> ".join(names(chain)) for chain in lists)
+    return verdict("tools.order", problems, f"calls follow {shown}")
+
+
+def max_calls(bounds: Mapping[str, int], run: Run) -> CheckResult:
+    """No tool was called more often than its bound."""
+    problems = []
+    for tool, bound in bounds.items():
+        calls = _calls(run, tool)
+        if len(calls) > bound:
+            problems.append(
+                f"{tool} was called {len(calls)} times ({seqs(calls)}), at most {bound} allowed"
+            )
+    ok = ", ".join(f"{t}: {len(_calls(run, t))} of at most {b}" for t, b in bounds.items())
+    return verdict("tools.max_calls", problems, ok or "no bounds listed")
+
+
+def _order_problem(chain: list[str], run: Run) -> str | None:
+    """Greedy earliest match (optimal for subsequences); where it stops is the message."""
+    matched: list[ToolCall] = []
+    rest = list(run.calls)
+    for tool in chain:
+        at = next((i for i, c in enumerate(rest) if c.tool == tool), None)
+        if at is None:
+            return _order_break(chain, matched, tool, run)
+        matched.append(rest[at])
+        rest = rest[at + 1 :]
+    return None
+
+
+def _order_break(chain: list[str], matched: list[ToolCall], tool: str, run: Run) -> str:
+    head = f"order {' -> '.join(chain)} broken: "
+    done = ", ".join(c.label() for c in matched)
+    if not matched:
+        return head + f"{tool} was never called"
+    elsewhere = _calls(run, tool)
+    where = f" (called only at {seqs(elsewhere)})" if elsewhere else " (never called)"
+    return head + f"matched {done}, then no {tool} after seq {matched[-1].seq}{where}"
+
+
+def _calls(run: Run, tool: str) -> list[ToolCall]:
+    return [c for c in run.calls if c.tool == tool]
+
+
+def _sequence(run: Run) -> str:
+    if not run.calls:
+        return "the run called no tools"
+    shown = ", ".join(c.label() for c in run.calls[:_SHOWN_CALLS])
+    more = f", and {len(run.calls) - _SHOWN_CALLS} more" if len(run.calls) > _SHOWN_CALLS else ""
+    return f"calls were: {shown}{more}"
+
+
+def _bounds(spec: Any) -> dict[str, int]:
+    return {str(k): int(v) for k, v in (spec or {}).items()}
+
+
+GRADER = TableGrader(
+    "tools",
+    (
+        Check("required", "tools.required", lambda s, r: required(names(s), r)),
+        Check("forbidden", "tools.forbidden", lambda s, r: forbidden(names(s), r)),
+        Check("allowed", "tools.allowed", lambda s, r: allowed(names(s), r)),
+        Check("order", "tools.order", lambda s, r: order(list(s or []), r)),
+        Check("args", "tools.args", lambda s, r: args(list(s or []), r)),
+        Check("max_calls", "tools.max_calls", lambda s, r: max_calls(_bounds(s), r)),
+    ),
+)

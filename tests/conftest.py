@@ -1,0 +1,94 @@
+"""Fixtures shared by the whole suite: the CLI as a user drives it, corpora, git repositories."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from corpus_tool.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+SAMPLES = ROOT.parent / "shared" / "samples"
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.invalid",
+    "GIT_COMMITTER_NAME": "Test Author",
+    "GIT_COMMITTER_EMAIL": "author@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a user sees of one `corpus` run."""
+
+    code: int
+    out: str
+    err: str
+
+
+Cli = Callable[..., Result]
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """Run `corpus ARGS...` in-process from a given directory; returns code, stdout, stderr."""
+
+    def run(*args: str | Path, cwd: Path | None = None) -> Result:
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exit_:  # argparse usage errors
+            code = int(exit_.code or 0)
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def corpus_dir(tmp_path: Path, cli: Cli) -> Path:
+    """An empty corpus made by `corpus init`."""
+    root = tmp_path / "corpus"
+    assert cli("init", root).code == 0
+    return root
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in `repo` with a pinned author and no user configuration."""
+    env = {**os.environ, **GIT_ENV}
+    done = subprocess.run(
+        ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Path:
+    """A fresh git repository with one empty commit on `main`."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "root")
+    return repo
+
+
+TEST_KEY = "test-key-0123456789abcdef0123456789abcdef"
+
+
+@pytest.fixture(autouse=True)
+def redaction_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs with a known redaction key; tests of the keyless path delete it."""
+    monkeypatch.setenv("CORPUS_REDACTION_KEY", TEST_KEY)
+    return TEST_KEY
