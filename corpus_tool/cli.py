@@ -156,6 +156,101 @@ def _args_forget(parser: argparse.ArgumentParser) -> None:
     _output_option(parser)
 
 
+def _cmd_affected(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.affected import AffectedOptions, affected
+    from corpus_tool.select.shard import ShardSpec
+
+    options = AffectedOptions(
+        base=args.base,
+        head=args.head,
+        staged=args.staged,
+        worktree=args.worktree,
+        explain=args.explain,
+        output=args.output,
+        tiers=tuple(t for given in args.tier for t in given.split(",") if t),
+        shard=ShardSpec.parse(args.shard) if args.shard else None,
+    )
+    return affected(args.directory, Path.cwd(), options, sys.stdout, sys.stderr)
+
+
+def _args_affected(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base", required=True, metavar="REV", help="diff from merge-base(REV, head)"
+    )
+    side = parser.add_mutually_exclusive_group()
+    side.add_argument("--head", metavar="REV", help="the head revision (default: HEAD)")
+    side.add_argument("--staged", action="store_true", help="the head side is the index")
+    side.add_argument(
+        "--worktree",
+        action="store_true",
+        help="the head side is the working tree, uncommitted and untracked files included",
+    )
+    parser.add_argument(
+        "--explain", action="store_true", help="name the changed file and rule behind each case"
+    )
+    parser.add_argument(
+        "--format",
+        dest="output",
+        choices=("lines", "json", "pytest", "github-matrix", "text"),
+        default="lines",
+        help="lines: one id per line (default); json; pytest: plugin arguments; "
+        "github-matrix: a CI matrix; text: for people",
+    )
+    parser.add_argument(
+        "--tier",
+        action="append",
+        default=[],
+        metavar="TIER",
+        help="keep cases of this tier (fast, full, archive); repeat or comma-separate",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="only shard K of N, balanced by recorded event count (N alone: every shard, "
+        "for --format json or github-matrix)",
+    )
+
+
+def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from corpus_tool.commands.replay import ReplayOptions
+    from corpus_tool.replay.suite import RunOptions
+
+    run = RunOptions(tuple(getattr(args, "cases", ())), args.mode, args.tier, args.repeat)
+    return ReplayOptions(run, args.output, args.junit, args.results)
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.replay import replay
+
+    return replay(_corpus(args), _replay_options(args), sys.stdout)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.check import check
+
+    return check(_corpus(args), _replay_options(args), date.today(), Path.cwd(), sys.stdout)
+
+
+def _args_run(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mode", choices=("strict", "lenient"), help="matching mode for every case (overrides)"
+    )
+    parser.add_argument("--tier", choices=("fast", "full", "archive"), help="only this tier")
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
+    parser.add_argument(
+        "--results", type=Path, metavar="FILE", help="also write the results JSON (gate input)"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, metavar="N", help="replay each case N times (determinism)"
+    )
+    _output_option(parser)
+
+
+def _args_replay(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("cases", nargs="*", metavar="CASE", help="case ids (default: all)")
+    _args_run(parser)
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
@@ -164,6 +259,9 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
         _args_validate,
         _cmd_validate,
     ),
+    "affected": ("the cases a git diff can affect, and why", _args_affected, _cmd_affected),
+    "replay": ("replay cases against the agent and grade them", _args_replay, _cmd_replay),
+    "check": ("validate, replay and grade the whole corpus", _args_run, _cmd_check),
     "keygen": (
         "make a redaction key: print it, or write a key file outside the repository",
         _args_keygen,

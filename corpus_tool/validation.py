@@ -14,6 +14,7 @@ from corpus_tool.corpus import CONFIG_NAME, Corpus
 from corpus_tool.errors import InputError
 from corpus_tool.findings import Finding
 from corpus_tool.grade import CHECK_NAMES
+from corpus_tool.replay.divergence import REPLAY_CHECKS
 
 Show = Callable[[Path], str]
 
@@ -184,9 +185,9 @@ def check_waiver(
         found.append(
             at("case", "waiver.case", f"names case {data['case']!r}, which does not exist")
         )
-    unknown = sorted(set(data.get("checks") or []) - {"all", *CHECK_NAMES})
+    unknown = sorted(set(data.get("checks") or []) - {"all", *CHECK_NAMES, *REPLAY_CHECKS})
     if unknown:
-        known = ", ".join(("all", *CHECK_NAMES))
+        known = ", ".join(("all", *CHECK_NAMES, *REPLAY_CHECKS))
         found.append(
             at("checks", "waiver.checks", f"unknown check {', '.join(unknown)}; known: {known}")
         )

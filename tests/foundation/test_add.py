@@ -106,14 +106,23 @@ def test_add_normalizes_native_events(corpus_dir: Path, cli: Cli, tmp_path: Path
     assert trace["recorded"]["models"] == ["m1"]
 
 
-def test_add_drafts_expectations_from_the_incident(corpus_dir: Path, cli: Cli) -> None:
-    incident = EXAMPLES / "incidents/inventory-zero-stock.json"
+def test_add_drafts_expectations_from_the_incident(
+    corpus_dir: Path, cli: Cli, tmp_path: Path
+) -> None:
+    # the example incident is recorded from the fixed agent; the crash of the original
+    # incident is put back: the calculator fails after the two reads
+    recorded = json.loads((EXAMPLES / "incidents/inventory-zero-stock.json").read_text("utf-8"))
+    crash = {"seq": 4, "type": "error", "error": "ZeroDivisionError: division by zero"}
+    recorded["events"] = [*recorded["events"][:3], crash, {"seq": 5, "type": "final"}]
+    recorded["events"][-1]["status"] = "failed"
+    incident = tmp_path / "zero.json"
+    incident.write_text(json.dumps(recorded), "utf-8")
     assert cli("-C", corpus_dir, "add", incident, "--id", "zero", "--tier", "full").code == 0
     text = (corpus_dir / "cases/zero/expected.yaml").read_text(encoding="utf-8")
     expected = yaml.safe_load(text)
-    assert expected["trigger"] == {"error_type": "ZeroDivisionError", "seq": 3}
+    assert expected["trigger"] == {"error_type": "ZeroDivisionError", "seq": 4}
     assert expected["expect"]["errors"] == {"forbidden": ["ZeroDivisionError"]}
-    assert expected["expect"]["tools"] == {"allowed": ["search_inventory"]}
+    assert expected["expect"]["tools"] == {"allowed": ["get_sales", "search_inventory"]}
     assert expected["expect"]["terminal"] == {"status": "failed"}
     assert expected["tier"] == "full"
     assert text.count("REVIEW") >= 3, "the reviewer is told what to decide"

@@ -80,6 +80,8 @@ def test_grade_check_result_is_frozen() -> None:
 
 
 def test_grade_lost_retry_story_names_the_double_refund() -> None:
+    # The example trace is recorded from the fixed agent (one key, one refund); the incident's
+    # bug is rebuilt from it: the retry without its key, and payments refunding twice.
     trace_path = EXAMPLES / "create-refund-lost-retry" / "trace.yaml"
     if not trace_path.is_file():
         pytest.skip("example corpus absent")
@@ -90,9 +92,18 @@ def test_grade_lost_retry_story_names_the_double_refund() -> None:
         "retries": {"max": 1},
         "terminal": {"status": "submitted"},
     }
-    results = {r.name: r for r in grade(expect, trace["events"], trace["terminal"])}
-    assert "create_refund (seq 7) repeats seq 4" in results["idempotency.reuse_key"].message
-    assert "2 effects (seq 5, 8)" in results["side_effects.count"].message
+    fixed = {r.name: r for r in grade(expect, trace["events"], trace["terminal"])}
+    assert all(r.passed for r in fixed.values())
+    buggy = [dict(e) for e in trace["events"]]
+    retry = next(e for e in buggy if e["type"] == "tool_call" and "result" in e and e["seq"] > 4)
+    retry.pop("idempotency_key", None)
+    retry["arguments"] = {k: v for k, v in retry["arguments"].items() if k != "idempotency_key"}
+    buggy.insert(4, {"seq": 5, "type": "side_effect", "kind": "refund_created"})
+    results = {r.name: r for r in grade(expect, buggy, trace["terminal"])}
+    assert f"create_refund (seq {retry['seq']}) repeats seq 4" in (
+        results["idempotency.reuse_key"].message
+    )
+    assert not results["side_effects.count"].passed
     assert results["retries.max"].passed
     assert results["terminal.status"].passed
 

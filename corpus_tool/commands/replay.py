@@ -1,0 +1,95 @@
+"""`corpus replay [CASE...]`: run cases against the agent with the recording as the world."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from corpus_tool.corpus import Corpus
+from corpus_tool.errors import UsageError
+from corpus_tool.replay import results as report
+from corpus_tool.replay.cases import CaseResult
+from corpus_tool.replay.suite import RunOptions, run, select
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """What the command line asked of `corpus replay` / `corpus check`."""
+
+    run: RunOptions
+    output: str = "text"
+    junit: Path | None = None
+    results: Path | None = None
+
+
+def replay(corpus: Corpus, options: ReplayOptions, out: TextIO) -> int:
+    """Replay and grade the selected cases; 0 when none fails, 1 otherwise."""
+    results = execute(corpus, select(corpus, options.run), options, out)
+    finish(corpus, results, options, out, "replay")
+    return 1 if any(r.counts_as_failure for r in results) else 0
+
+
+def execute(
+    corpus: Corpus, ids: Sequence[str], options: ReplayOptions, out: TextIO
+) -> list[CaseResult]:
+    """Run the cases, printing a verdict line per case (and a progress bar on a terminal)."""
+    if options.run.repeat < 1:
+        raise UsageError("--repeat must be at least 1")
+    if options.output == "json":
+        return run(corpus, ids, options.run)
+    with _progress(out, len(ids)) as say:
+        return run(corpus, ids, options.run, lambda r: say(report.headline(r)))
+
+
+def finish(
+    corpus: Corpus,
+    results: list[CaseResult],
+    options: ReplayOptions,
+    out: TextIO,
+    command: str,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """Details of failures, the summary, and the requested files."""
+    doc = {**report.document(corpus, results, command), **(extra or {})}
+    if options.results is not None:
+        report.write_results(options.results, doc)
+    if options.junit is not None:
+        report.write_junit(options.junit, corpus, results)
+    if options.output == "json":
+        out.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+        return
+    for result in sorted(results, key=lambda r: r.case):
+        details = report.detail_lines(result)
+        if details and result.verdict == "failed":
+            out.write(f"\n{result.case}:\n" + "".join(f"  {line}\n" for line in details))
+    counts = doc["summary"]
+    out.write(
+        f"\n{counts['total']} case(s): {counts['passed']} passed, {counts['failed']} failed, "
+        f"{counts['error']} error, {counts['known_unknown']} known_unknown, "
+        f"{counts['skipped']} skipped\n"
+    )
+
+
+@contextmanager
+def _progress(out: TextIO, total: int) -> Iterator[Callable[[str], None]]:
+    """A rich progress bar on a terminal; plain lines otherwise (CI logs, pipes)."""
+    if not (hasattr(out, "isatty") and out.isatty()) or total < 2:
+        yield lambda line: print(line, file=out, flush=True)
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    console = Console(file=out)
+    columns = (TextColumn("replaying"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("cases", total=total)
+
+        def say(line: str) -> None:
+            progress.console.print(line, markup=False, highlight=False)
+            progress.advance(task)
+
+        yield say

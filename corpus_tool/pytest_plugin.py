@@ -1,0 +1,150 @@
+"""pytest plugin: `pytest --corpus DIR` collects each case of a corpus as a test item.
+
+Items carry markers by tier (`tier_fast`) and tag (`tag_inventory`), are named by case id (so
+`-k refund-success` picks one), and spread over processes with pytest-xdist (`-n 2`).
+Without `--corpus` the plugin does nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corpus_tool.corpus import CONFIG_NAME, open_corpus
+from corpus_tool.errors import CorpusError
+
+MARKERS = {
+    "tier_fast": "corpus case of tier fast (every commit)",
+    "tier_full": "corpus case of tier full (nightly)",
+    "tier_archive": "corpus case of tier archive (kept, not run)",
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("corpus", "corpus-tool regression cases")
+    group.addoption(
+        "--corpus",
+        metavar="DIR",
+        default=None,
+        help="collect every case of the corpus in DIR (the directory of corpus.yaml)",
+    )
+    group.addoption(
+        "--corpus-mode",
+        choices=("strict", "lenient"),
+        default=None,
+        help="matching mode for every case (overrides expected.yaml and corpus.yaml)",
+    )
+    group.addoption(
+        "--corpus-case",
+        metavar="ID",
+        action="append",
+        default=None,
+        help="collect only this case (repeatable; `corpus affected --format pytest` prints these)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    given = config.getoption("corpus", default=None)
+    if not given:
+        return
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+    root = Path(given).resolve()
+    if not (root / CONFIG_NAME).is_file():
+        raise pytest.UsageError(f"--corpus {given}: no {CONFIG_NAME} there")
+    wanted = config.getoption("corpus_case", default=None) or []
+    unknown = sorted(set(wanted) - {p.name for p in (root / "cases").glob("*") if p.is_dir()})
+    if unknown:
+        raise pytest.UsageError(f"--corpus-case: no such case {', '.join(unknown)} in {given}")
+    # Without explicit paths pytest would collect `testpaths`; --corpus asks for the corpus.
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        config.args = [str(root)]
+    elif not any(Path(a.split("::")[0]).resolve() == root for a in config.args):
+        config.args.append(str(root))
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    given = parent.config.getoption("corpus", default=None)
+    if given and file_path.name == CONFIG_NAME and file_path.parent == Path(given).resolve():
+        return CorpusFile.from_parent(parent, path=file_path)
+    return None
+
+
+class CorpusFile(pytest.File):
+    """corpus.yaml: one item per case, sorted by id."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        corpus = open_corpus(self.path.parent, self.path.parent)
+        for case_id in _selected(corpus.case_ids(), self.config.getoption("corpus_case")):
+            item = CaseItem.from_parent(self, name=case_id)
+            _mark(item, corpus.case_dir(case_id) / "expected.yaml")
+            yield item
+
+
+def _selected(case_ids: list[str], wanted: list[str] | None) -> list[str]:
+    """The cases --corpus-case names (checked in pytest_configure), or all without it."""
+    return [c for c in case_ids if c in set(wanted)] if wanted else case_ids
+
+
+def _marker_name(prefix: str, value: str) -> str:
+    return prefix + re.sub(r"\W", "_", value)
+
+
+def _mark(item: pytest.Item, expected_path: Path) -> None:
+    from corpus_tool import files
+
+    try:
+        expected = files.read_yaml(expected_path)
+    except CorpusError:
+        return  # the item itself reports the broken file when it runs
+    if not isinstance(expected, dict):
+        return
+    item.add_marker(_marker_name("tier_", str(expected.get("tier", "fast"))))
+    for tag in expected.get("tags") or []:
+        name = _marker_name("tag_", str(tag))
+        item.config.addinivalue_line("markers", f"{name}: corpus cases tagged {tag}")
+        item.add_marker(name)
+    if expected.get("status") == "known_unknown":
+        item.add_marker(pytest.mark.xfail(reason="known_unknown: never counted", strict=False))
+
+
+class CaseFailed(Exception):
+    """A case failed or could not run; the message is the report."""
+
+
+class CaseItem(pytest.Item):
+    """One case: replay and grade it like `corpus replay CASE`."""
+
+    def runtest(self) -> None:
+        from corpus_tool.replay import results
+        from corpus_tool.replay.cases import broken, load_case, run_case, skip_reason
+        from corpus_tool.replay.loader import entrypoint
+
+        corpus = open_corpus(self.path.parent, self.path.parent)
+        try:
+            loaded = load_case(corpus, self.name)
+        except CorpusError as err:
+            raise CaseFailed(results.headline(broken(self.name, str(err)))) from None
+        reason = skip_reason(loaded.expected)
+        if reason:
+            pytest.skip(reason)
+        mode = self.config.getoption("corpus_mode", default=None)
+        with entrypoint(corpus) as agent:
+            result = run_case(corpus, loaded, agent, mode)
+        if result.verdict in ("failed", "error") or (
+            result.verdict == "known_unknown" and result.failed_checks
+        ):
+            lines = [results.headline(result), *results.detail_lines(result)]
+            raise CaseFailed("\n".join(lines))
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+        if isinstance(excinfo.value, (CaseFailed, CorpusError)):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"corpus case {self.name}"

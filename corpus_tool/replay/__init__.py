@@ -1,0 +1,9 @@
+"""Replay: the Runtime, the doubles fed from recordings, typed divergences, record mode."""
+
+from __future__ import annotations
+
+from corpus_tool.replay.divergence import Divergence, DivergenceError
+from corpus_tool.replay.runtime import Runtime
+from corpus_tool.replay.values import ModelResponse, ToolCall, ToolError
+
+__all__ = ["Divergence", "DivergenceError", "ModelResponse", "Runtime", "ToolCall", "ToolError"]

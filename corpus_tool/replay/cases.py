@@ -1,0 +1,180 @@
+"""One case from files to verdict: load, pick the mode, replay, grade, decide."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from corpus_tool import files, schema
+from corpus_tool.corpus import Corpus
+from corpus_tool.errors import InputError
+from corpus_tool.replay.divergence import REPLAY_CHECKS
+from corpus_tool.replay.engine import AgentContractError, CaseSpec, Replay, replay
+from corpus_tool.replay.loader import Agent
+from corpus_tool.replay.matching import ignored_fields
+
+VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
+DIVERGENCE_CHECK, DETERMINISM_CHECK = REPLAY_CHECKS
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The verdict on one case, with everything a reader needs to see why."""
+
+    case: str
+    verdict: str
+    status: str = "active"
+    tier: str = "fast"
+    tags: tuple[str, ...] = ()
+    mode: str | None = None
+    duration_ms: float = 0.0
+    checks: tuple[Mapping[str, Any], ...] = ()
+    divergence: Mapping[str, Any] | None = None
+    sequence_diff: tuple[str, ...] = ()
+    unused: tuple[int, ...] = ()
+    error: str | None = None
+    reason: str | None = None
+    extra_failures: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def failed_checks(self) -> list[str]:
+        """Names of failing checks; replay.divergence / replay.determinism included."""
+        names = [str(c["name"]) for c in self.checks if not c["passed"]]
+        return [*self.extra_failures, *names]
+
+    @property
+    def counts_as_failure(self) -> bool:
+        return self.verdict in ("failed", "error")
+
+
+@dataclass(frozen=True)
+class LoadedCase:
+    """A case's two files, parsed and schema-checked."""
+
+    case_id: str
+    trace: Mapping[str, Any]
+    expected: Mapping[str, Any]
+
+
+def load_case(corpus: Corpus, case_id: str) -> LoadedCase:
+    """Read trace.yaml and expected.yaml; a bad file is an InputError naming it."""
+    docs: dict[str, Any] = {}
+    for kind in ("trace", "expected"):
+        path = corpus.case_dir(case_id) / f"{kind}.yaml"
+        data = files.read_yaml(path)
+        if not isinstance(data, dict) or schema.errors(kind, data):
+            raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
+        docs[kind] = data
+    return LoadedCase(case_id, docs["trace"], docs["expected"])
+
+
+def mode_of(corpus: Corpus, expected: Mapping[str, Any], override: str | None) -> str:
+    """--mode, else the case's replay.mode, else the corpus default, else strict."""
+    case_mode = (expected.get("replay") or {}).get("mode")
+    return str(override or case_mode or corpus.setting("replay", "mode", default="strict"))
+
+
+def skip_reason(expected: Mapping[str, Any]) -> str | None:
+    """Why a case is kept but not run: retired, or tier archive."""
+    if expected.get("status") == "retired":
+        return "retired"
+    if expected.get("tier") == "archive":
+        return "tier archive"
+    return None
+
+
+def run_case(
+    corpus: Corpus, loaded: LoadedCase, agent: Agent, mode: str | None = None, repeat: int = 1
+) -> CaseResult:
+    """Replay and grade one loaded case `repeat` times; the verdict of the first run."""
+    exp = loaded.expected
+    base = _base(loaded, mode_of(corpus, exp, mode))
+    ignored = ignored_fields(corpus.setting("replay", "ignore_request_fields"))
+    spec = CaseSpec(loaded.trace, exp, base["mode"], ignored)
+    started = time.perf_counter()
+    try:
+        runs = [replay(agent, spec) for _ in range(max(1, repeat))]
+    except AgentContractError as err:
+        return CaseResult(**base, verdict="error", error=str(err), duration_ms=_since(started))
+    checks = tuple(_grade(exp, runs[0], corpus.setting("replay", "scorer")))
+    return _judge(base, exp, runs, checks, _since(started))
+
+
+def _judge(
+    base: dict[str, Any],
+    expected: Mapping[str, Any],
+    runs: Sequence[Replay],
+    checks: tuple[Mapping[str, Any], ...],
+    duration_ms: float,
+) -> CaseResult:
+    """The verdict: a divergence, a failed check or a nondeterministic trajectory fails."""
+    first = runs[0]
+    extra = [DIVERGENCE_CHECK] if first.divergence else []
+    if any(_fingerprint(r) != _fingerprint(first) for r in runs[1:]):
+        extra.append(DETERMINISM_CHECK)
+    failed = bool(extra) or not all(c["passed"] for c in checks)
+    verdict = "known_unknown" if expected.get("status") == "known_unknown" else None
+    verdict = verdict or ("failed" if failed else "passed")
+    return CaseResult(
+        **base,
+        verdict=verdict,
+        duration_ms=duration_ms,
+        checks=checks,
+        divergence=first.divergence.as_dict() if first.divergence else None,
+        sequence_diff=tuple(first.sequence_diff) if failed else (),
+        unused=tuple(c["seq"] for c in first.unused),
+        extra_failures=tuple(extra),
+        reason=_reason(expected, verdict, failed),
+    )
+
+
+def skipped(loaded: LoadedCase, reason: str) -> CaseResult:
+    """The result of a case kept but not run."""
+    return CaseResult(**_base(loaded, None), verdict="skipped", reason=reason)
+
+
+def broken(case_id: str, error: str) -> CaseResult:
+    """The result of a case whose files cannot be used."""
+    return CaseResult(case=case_id, verdict="error", error=error)
+
+
+def _base(loaded: LoadedCase, mode: str | None) -> dict[str, Any]:
+    exp = loaded.expected
+    return {
+        "case": loaded.case_id,
+        "status": str(exp.get("status", "active")),
+        "tier": str(exp.get("tier", "fast")),
+        "tags": tuple(exp.get("tags") or ()),
+        "mode": mode,
+    }
+
+
+def _reason(expected: Mapping[str, Any], verdict: str, failed: bool) -> str | None:
+    if verdict != "known_unknown":
+        return None
+    outcome = "fails" if failed else "passes"
+    return f"known_unknown: kept for the record, never counted; its replay {outcome}"
+
+
+def _grade(
+    expected: Mapping[str, Any], run: Replay, scorer: str | None
+) -> Sequence[Mapping[str, Any]]:
+    from corpus_tool.grade import grade, resolve_scorer
+
+    expect = expected.get("expect") or {}
+    results = grade(expect, run.events, run.terminal, scorer=resolve_scorer(scorer))
+    return [
+        {"name": r.name, "passed": r.passed, "message": r.message, "details": dict(r.details)}
+        for r in results
+    ]
+
+
+def _fingerprint(run: Replay) -> str:
+    return json.dumps([run.events, run.terminal], sort_keys=True, default=str)
+
+
+def _since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)

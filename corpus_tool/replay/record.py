@@ -1,0 +1,132 @@
+"""Record mode: the same Runtime around a real model and real tools, writing a native incident.
+
+What production records and what CI replays are one format: `corpus add` reads the file this
+writes, and replaying the case it makes reproduces the run strictly.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from corpus_tool import files
+from corpus_tool.replay.engine import run_agent
+from corpus_tool.replay.loader import Agent
+from corpus_tool.replay.native_out import incident
+from corpus_tool.replay.runtime import (
+    Clock,
+    FrozenClock,
+    ModelAnswer,
+    ModelRequest,
+    Runtime,
+    SystemClock,
+    ToolAnswer,
+)
+from corpus_tool.replay.values import ModelResponse, ToolError
+
+ModelFn = Callable[..., ModelResponse]
+ToolFn = Callable[[dict[str, Any]], Any]
+Timer = Callable[[str], float]
+
+
+@dataclass(frozen=True)
+class RecordMeta:
+    """Facts about the run that the incident carries (DESIGN.md, the native format).
+
+    `agent` uses the native keys: name, version, configHash, promptVersion, toolSchemaHash.
+    With `started_at` set the clock is frozen there and moves only by call durations, which
+    makes a recording with fakes byte-stable; without it the real clock runs.
+    """
+
+    trace_id: str
+    agent: Mapping[str, str] = field(default_factory=dict)
+    session_id: str | None = None
+    started_at: datetime | None = None
+    timezone: str | None = None
+    seed: int | None = None
+    app_version: str | None = None
+
+
+class LiveSource:
+    """Answers calls with the real (or fake) model and tool callables, timing each."""
+
+    def __init__(
+        self,
+        model: ModelFn,
+        tools: Mapping[str, ToolFn],
+        egress: Mapping[str, str],
+        timer: Timer | None,
+    ):
+        self._model, self._tools, self._egress, self._timer = model, tools, egress, timer
+
+    def model(self, request: ModelRequest, step: int) -> ModelAnswer:
+        body = request.request
+        kwargs: dict[str, Any] = dict(body.get("params") or {})
+        for key in ("tools", "temperature"):
+            if key in body:
+                kwargs[key] = body[key]
+        if request.model is not None:
+            kwargs["model"] = request.model
+        started = time.perf_counter()
+        response = self._model(copy.deepcopy(body["messages"]), **kwargs)
+        return ModelAnswer(response, request.model, self._took("model", started), "live")
+
+    def tool(self, name: str, arguments: dict[str, Any], step: int) -> ToolAnswer:
+        started = time.perf_counter()
+        error: dict[str, str] | None = None
+        result: Any = None
+        call = self._tools.get(name)
+        try:
+            if call is None:
+                raise ToolError("UnknownTool", f"no tool named {name!r} was given to record()")
+            result = call(copy.deepcopy(arguments))
+        except ToolError as err:
+            error = {"type": err.type, "message": err.message}
+        except Exception as err:  # a real tool's failure is a fact to record, not a crash
+            error = {"type": type(err).__name__, "message": str(err)}
+        key = arguments.get("idempotency_key")
+        return ToolAnswer(
+            result,
+            error,
+            self._took(name, started),
+            self._egress.get(name),
+            key if isinstance(key, str) else None,
+            "live",
+        )
+
+    def _took(self, name: str, started: float) -> float:
+        took = self._timer(name) if self._timer is not None else time.perf_counter() - started
+        if self._timer is None:
+            took = round(took * 1000, 1)
+        return int(took) if float(took).is_integer() else took
+
+
+def record(
+    agent: Agent,
+    case_input: Mapping[str, Any],
+    *,
+    model: ModelFn,
+    tools: Mapping[str, ToolFn],
+    meta: RecordMeta,
+    egress: Mapping[str, str] | None = None,
+    timer: Timer | None = None,
+    out: Path | None = None,
+) -> dict[str, Any]:
+    """Run `agent` against real callables and return (and write to `out`) a native incident."""
+    start = meta.started_at or datetime.now(timezone.utc)
+    clock: Clock = FrozenClock(start) if meta.started_at is not None else SystemClock()
+    seed = meta.seed if meta.seed is not None else random.SystemRandom().randrange(2**31)
+    source = LiveSource(model, tools, egress or {}, timer)
+    rt = Runtime(source, clock, random.Random(seed))
+    terminal = run_agent(agent, copy.deepcopy(dict(case_input)), rt)
+    doc = incident(meta, start, seed, case_input, rt.events, terminal)
+    if out is not None:
+        files.atomic_write(out, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+    return doc

@@ -1,0 +1,154 @@
+"""The results document of a run (input of `corpus gate`), JUnit XML, and the text report."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+from corpus_tool import __version__, files
+from corpus_tool.corpus import Corpus
+from corpus_tool.replay.cases import VERDICTS, CaseResult
+
+RESULTS_VERSION = 1
+LABELS = {
+    "passed": "PASS",
+    "failed": "FAIL",
+    "error": "ERROR",
+    "known_unknown": "KNOWN",
+    "skipped": "SKIP",
+}
+
+
+def case_dict(result: CaseResult) -> dict[str, Any]:
+    """One case of the results document."""
+    return {
+        "case": result.case,
+        "verdict": result.verdict,
+        "status": result.status,
+        "tier": result.tier,
+        "tags": list(result.tags),
+        "mode": result.mode,
+        "duration_ms": result.duration_ms,
+        "failed_checks": result.failed_checks,
+        "checks": [dict(c) for c in result.checks],
+        "divergence": dict(result.divergence) if result.divergence else None,
+        "sequence_diff": list(result.sequence_diff),
+        "unused": list(result.unused),
+        "error": result.error,
+        "reason": result.reason,
+    }
+
+
+def summary(results: Iterable[CaseResult]) -> dict[str, int]:
+    """How many cases got each verdict, plus the total."""
+    counts = Counter(r.verdict for r in results)
+    return {"total": sum(counts.values()), **{v: counts.get(v, 0) for v in VERDICTS}}
+
+
+def document(corpus: Corpus, results: Sequence[CaseResult], command: str) -> dict[str, Any]:
+    """The stable results document: cases sorted by id, keys in a fixed order."""
+    return {
+        "schema_version": RESULTS_VERSION,
+        "tool": {"name": "corpus-tool", "version": __version__},
+        "command": command,
+        "corpus": corpus.setting("name", default=corpus.root.name),
+        "summary": summary(results),
+        "cases": [case_dict(r) for r in sorted(results, key=lambda r: r.case)],
+    }
+
+
+def write_results(path: Path, doc: dict[str, Any]) -> None:
+    """Write the results document atomically."""
+    files.atomic_write(path, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def write_junit(path: Path, corpus: Corpus, results: Sequence[CaseResult]) -> None:
+    """JUnit XML: a testcase per case; failures carry the divergence and failed checks."""
+    counts = summary(results)
+    suite = ElementTree.Element(
+        "testsuite",
+        name=str(corpus.setting("name", default="corpus")),
+        tests=str(counts["total"]),
+        failures=str(counts["failed"]),
+        errors=str(counts["error"]),
+        skipped=str(counts["known_unknown"] + counts["skipped"]),
+        time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
+    )
+    for result in sorted(results, key=lambda r: r.case):
+        _junit_case(suite, result)
+    tree = ElementTree.ElementTree(suite)
+    ElementTree.indent(tree)
+    text = ElementTree.tostring(suite, encoding="unicode", xml_declaration=True)
+    files.atomic_write(path, text + "\n")
+
+
+def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
+    case = ElementTree.SubElement(
+        suite,
+        "testcase",
+        classname=f"corpus.{result.tier}",
+        name=result.case,
+        time=f"{result.duration_ms / 1000:.3f}",
+    )
+    body = "\n".join(detail_lines(result))
+    if result.verdict == "failed":
+        ElementTree.SubElement(case, "failure", message=headline(result)).text = body
+    elif result.verdict == "error":
+        ElementTree.SubElement(case, "error", message=result.error or "error").text = body
+    elif result.verdict in ("known_unknown", "skipped"):
+        ElementTree.SubElement(case, "skipped", message=result.reason or result.verdict)
+
+
+def headline(result: CaseResult) -> str:
+    """One line per case: verdict, id, mode, and why it failed."""
+    label = f"{LABELS[result.verdict]:<6}{result.case:<30}"
+    if result.verdict == "error":
+        return f"{label}  {result.error}"
+    if result.verdict == "skipped":
+        return f"{label}  ({result.reason})"
+    why = ""
+    if result.divergence:
+        d = result.divergence
+        why = f"{d['kind']} at step {d['step']}"
+    failed = [c for c in result.failed_checks if not c.startswith("replay.")]
+    if failed:
+        why = ", ".join(filter(None, [why, "failed: " + ", ".join(failed)]))
+    if "replay.determinism" in result.failed_checks:
+        why = ", ".join(filter(None, [why, "nondeterministic across --repeat"]))
+    extra = "  (known_unknown: never counted)" if result.verdict == "known_unknown" else ""
+    return f"{label}  [{result.mode}] {result.duration_ms:.0f} ms{'  ' + why if why else ''}{extra}"
+
+
+def detail_lines(result: CaseResult) -> list[str]:
+    """What a reader needs to see why a case failed: divergence, checks, sequence diff."""
+    if result.verdict not in ("failed", "known_unknown") or not result.failed_checks:
+        return []
+    lines: list[str] = []
+    if result.divergence:
+        d = result.divergence
+        lines.append(f"divergence {d['kind']} at step {d['step']}: {d['message']}")
+        if d.get("candidate"):
+            lines.append(f"  nearest recorded candidate: {_compact(d['candidate'])}")
+        for item in d.get("diff") or []:
+            lines.append(
+                f"    {item['path']}: recorded {_compact(item['expected'])}, "
+                f"replay {_compact(item['actual'])}"
+            )
+    if result.divergence and any(not c["passed"] for c in result.checks):
+        lines.append("the run stopped at the divergence; the checks graded what it did so far:")
+    for check in result.checks:
+        if not check["passed"]:
+            lines.append(f"check {check['name']} failed: {check['message']}")
+    if result.sequence_diff:
+        lines.append("event sequence (- recording, + replay):")
+        lines.extend(f"  {line}" for line in result.sequence_diff[2:])
+    return lines
+
+
+def _compact(value: Any, limit: int = 100) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

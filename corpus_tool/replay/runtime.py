@@ -1,0 +1,216 @@
+"""The Runtime agent code talks to: model, tools, clock, randomness, events.
+
+The runtime owns the trajectory. A `CallSource` answers model and tool calls: the recording
+in replay, the real callables in record mode. Everything the agent does through the runtime
+becomes an event in trace.yaml form.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Protocol, TypeVar
+
+from corpus_tool.replay.divergence import Divergence, DivergenceError
+from corpus_tool.replay.matching import same
+from corpus_tool.replay.values import ModelResponse, ToolCall, ToolError, plain, response_dict
+
+T = TypeVar("T")
+EMITTABLE = ("error", "state_change", "side_effect", "handoff", "retry")
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """What the agent asked the model, in trace.yaml `request` form plus the model id."""
+
+    request: dict[str, Any]
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelAnswer:
+    """A model's answer and where it came from (recording, continuation, live)."""
+
+    response: ModelResponse
+    model: str | None = None
+    duration_ms: float | None = None
+    origin: str = "recording"
+
+
+@dataclass(frozen=True)
+class ToolAnswer:
+    """A tool's result or error, with the facts the recording holds about the call."""
+
+    result: Any = None
+    error: Mapping[str, str] | None = None
+    duration_ms: float | None = None
+    egress: str | None = None
+    idempotency_key: str | None = None
+    origin: str = "recording"
+
+
+class CallSource(Protocol):
+    """Answers model and tool calls (the recording, stubs, or the real thing)."""
+
+    def model(self, request: ModelRequest, step: int) -> ModelAnswer: ...
+
+    def tool(self, name: str, arguments: dict[str, Any], step: int) -> ToolAnswer: ...
+
+
+class Clock(Protocol):
+    """Time as the agent sees it."""
+
+    def now(self) -> datetime: ...
+
+    def advance(self, milliseconds: float) -> None: ...
+
+
+@dataclass
+class FrozenClock:
+    """Stands still at `start`; moves only by the durations the runtime reports."""
+
+    start: datetime
+    offset_ms: float = 0.0
+
+    def now(self) -> datetime:
+        return self.start + timedelta(milliseconds=self.offset_ms)
+
+    def advance(self, milliseconds: float) -> None:
+        self.offset_ms += milliseconds
+
+
+@dataclass
+class SystemClock:
+    """The real clock (record mode in production)."""
+
+    tz: Any = field(default=timezone.utc)
+
+    def now(self) -> datetime:
+        return datetime.now(self.tz)
+
+    def advance(self, milliseconds: float) -> None:
+        """Real time advances by itself."""
+
+
+class Runtime:
+    """The agent's only door to the world (see DESIGN.md "Replay contract")."""
+
+    def __init__(self, source: CallSource, clock: Clock, rng: random.Random):
+        self._source = source
+        self._clock = clock
+        self._random = rng
+        self.events: list[dict[str, Any]] = []
+        self.divergences: list[Divergence] = []
+        self._steps = 0
+        self._requested: list[ToolCall] = []  # tool calls models asked for, oldest first
+        self._linked: dict[int, str] = {}  # index in _requested -> call id, once called
+
+    @property
+    def random(self) -> random.Random:
+        """A random.Random seeded from the recording; the process's `random` is untouched."""
+        return self._random
+
+    def now(self) -> datetime:
+        """An aware datetime: the recording's start, advanced by recorded durations."""
+        return self._clock.now()
+
+    def model(
+        self,
+        messages: list[Any],
+        tools: list[Any] | None = None,
+        *,
+        model: str | None = None,
+        temperature: float | None = None,
+        **params: Any,
+    ) -> ModelResponse:
+        """Ask the model; the answer comes from the source (the recording, in replay)."""
+        request: dict[str, Any] = {"messages": plain(messages)}
+        if tools is not None:
+            request["tools"] = plain(tools)
+        if temperature is not None:
+            request["temperature"] = temperature
+        if params:
+            request["params"] = plain(params)
+        stamp = self._stamp()
+        answer = self._ask(lambda step: self._source.model(ModelRequest(request, model), step))
+        event: dict[str, Any] = {"type": "model_call", "model": answer.model or model or "unknown"}
+        event.update(request=request, response=response_dict(answer.response), timestamp=stamp)
+        self._append(event, answer.duration_ms, answer.origin)
+        self._requested.extend(answer.response.tool_calls)
+        return answer.response
+
+    def tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        """Call a tool; returns its result or raises ToolError(type, message)."""
+        args = plain(arguments)
+        stamp = self._stamp()
+        answer = self._ask(lambda step: self._source.tool(name, args, step))
+        event: dict[str, Any] = {"type": "tool_call", "tool": name}
+        call_id = self._link(name, args)
+        if call_id is not None:
+            event["call_id"] = call_id
+        event["arguments"] = args
+        if answer.error is not None:
+            event["error"] = {"type": answer.error["type"], "message": answer.error["message"]}
+        else:
+            event["result"] = plain(answer.result)
+        for key in ("egress", "idempotency_key"):
+            if getattr(answer, key) is not None:
+                event[key] = getattr(answer, key)
+        event["timestamp"] = stamp
+        seq = self._append(event, answer.duration_ms, answer.origin)
+        if answer.error is not None:
+            raise ToolError(answer.error["type"], answer.error["message"], seq)
+        return plain(answer.result)
+
+    def emit(self, event_type: str, /, **fields: Any) -> int:
+        """Record an event the agent caused (side_effect, state_change, retry, ...); its seq."""
+        if event_type not in EMITTABLE:
+            raise ValueError(
+                f"rt.emit: unknown event type {event_type!r}; use one of {', '.join(EMITTABLE)}"
+            )
+        event = {"type": event_type, **plain(fields), "timestamp": self._stamp()}
+        return self._append(event, None, None)
+
+    @property
+    def last_seq(self) -> int:
+        """seq of the latest event (what a `retry` event's `of` points at)."""
+        return len(self.events)
+
+    def _link(self, name: str, args: dict[str, Any]) -> str | None:
+        """The id of the model-requested call this tool call answers (a retry reuses it)."""
+        fits = [i for i, c in enumerate(self._requested) if c.name == name and c.id is not None]
+        exact = [i for i in fits if same(self._requested[i].arguments, args)]
+        fresh = [i for i in exact if i not in self._linked]
+        loose = [i for i in fits if i not in self._linked]
+        # a retry answers the same request again: the latest one already called
+        retried = [i for i in exact if i in self._linked][-1:] or [
+            i for i in fits if i in self._linked
+        ][-1:]
+        for pick in (fresh, loose, retried):
+            if pick:
+                self._linked[pick[0]] = str(self._requested[pick[0]].id)
+                return self._linked[pick[0]]
+        return None
+
+    def _ask(self, call: Callable[[int], T]) -> T:
+        self._steps += 1
+        try:
+            return call(self._steps)
+        except DivergenceError as err:
+            self.divergences.append(err.divergence)
+            raise
+
+    def _stamp(self) -> str:
+        return self._clock.now().isoformat(timespec="milliseconds")
+
+    def _append(self, event: dict[str, Any], duration: float | None, origin: str | None) -> int:
+        seq = len(self.events) + 1
+        if duration is not None:
+            event["duration_ms"] = duration
+            self._clock.advance(duration)
+        if origin not in (None, "recording", "live"):
+            event["extra"] = {"origin": origin}  # stub or continuation: past the recording
+        self.events.append({"seq": seq, **event})
+        return seq

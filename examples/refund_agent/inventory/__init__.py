@@ -1,0 +1,1 @@
+"""The inventory desk: stock look-ups and turnover."""

@@ -1,0 +1,1 @@
+"""Tool definitions offered to the model, and the production tool clients."""

@@ -1,0 +1,82 @@
+"""`pytest --corpus DIR`: each case a test item, markers by tier and tag, xdist."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+
+def _plugin() -> list[str]:
+    """`-p` only when the package is not installed (installed, the entry point loads it)."""
+    points = metadata.entry_points(group="pytest11")
+    return (
+        []
+        if any(p.value == "corpus_tool.pytest_plugin" for p in points)
+        else [
+            "-p",
+            "corpus_tool.pytest_plugin",
+        ]
+    )
+
+
+def pytest_run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "pytest", *_plugin(), "-p", "no:cacheprovider", *args]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_plugin_runs_the_example_corpus_under_xdist() -> None:
+    done = pytest_run("--corpus", "examples/corpus", "-n", "2", "-q")
+    assert done.returncode == 1, done.stdout
+    assert "1 failed, 4 passed, 1 xfailed" in done.stdout
+    assert "FAILED examples/corpus/corpus.yaml::refund-wrong-unit" in done.stdout
+    assert "divergence ModelRequest at step 1" in done.stdout
+    assert "$.request.messages[0].content" in done.stdout
+    assert (
+        "2 workers" in done.stdout or "[gw" in done.stdout or "bringing up nodes" in (done.stdout)
+    )
+
+
+def test_plugin_selects_by_case_id_and_marker() -> None:
+    by_id = pytest_run("--corpus", "examples/corpus", "-k", "refund-success", "-q")
+    assert "1 passed, 5 deselected" in by_id.stdout, by_id.stdout
+    by_tag = pytest_run("--corpus", "examples/corpus", "-m", "tag_inventory", "-q")
+    assert "1 passed, 5 deselected" in by_tag.stdout, by_tag.stdout
+    by_tier = pytest_run("--corpus", "examples/corpus", "-m", "tier_fast", "--co", "-q")
+    assert "6 tests collected" in by_tier.stdout, by_tier.stdout
+    assert "corpus.yaml::refund-wrong-unit" in by_tier.stdout
+
+
+def test_plugin_does_nothing_without_corpus(tmp_path: Path) -> None:
+    (tmp_path / "test_plain.py").write_text("def test_one():\n    assert True\n", "utf-8")
+    (tmp_path / "corpus.yaml").write_text("schema_version: 1\n", "utf-8")
+    done = pytest_run("-q", cwd=tmp_path)
+    assert "1 passed" in done.stdout, done.stdout + done.stderr
+
+
+def test_plugin_runs_only_the_cases_corpus_case_names() -> None:
+    done = pytest_run(
+        "--corpus",
+        "examples/corpus",
+        "--corpus-case",
+        "refund-success",
+        "--corpus-case",
+        "inventory-zero-stock",
+        "-q",
+    )
+    assert done.returncode == 0, done.stdout
+    assert "2 passed" in done.stdout and "deselected" not in done.stdout
+
+
+def test_plugin_unknown_corpus_case_is_a_usage_error() -> None:
+    done = pytest_run("--corpus", "examples/corpus", "--corpus-case", "no-such-case", "-q")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "no such case no-such-case" in done.stderr
