@@ -104,9 +104,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from corpus_tool.commands.validate import validate
 
     root = (Path.cwd() / args.directory).resolve() if args.directory is not None else None
-    return validate(
-        root, args.paths, Path.cwd(), date.today(), args.output, sys.stdout, os.environ
-    )
+    return validate(root, args.paths, Path.cwd(), date.today(), args.output, sys.stdout, os.environ)
 
 
 def _args_validate(parser: argparse.ArgumentParser) -> None:
@@ -303,10 +301,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at exit
         return code
     except CorpusError as err:
         print(f"corpus {args.command}: error: {err}", file=sys.stderr)
         return err.exit_code
+    except BrokenPipeError:
+        # `corpus check | head`: the reader left; say nothing more, as other Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         print(f"corpus {args.command}: interrupted", file=sys.stderr)
         return 130

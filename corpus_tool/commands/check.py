@@ -42,9 +42,7 @@ def check(
     return 1 if failing else 0
 
 
-def _validate(
-    corpus: Corpus, today: date, cwd: Path, environ: Mapping[str, str]
-) -> list[Finding]:
+def _validate(corpus: Corpus, today: date, cwd: Path, environ: Mapping[str, str]) -> list[Finding]:
     def show(path: Path) -> str:
         try:
             return str(path.relative_to(cwd))

@@ -37,9 +37,7 @@ class Plan:
     other_key: list[str]
 
 
-def forget(
-    corpus: Corpus, options: ForgetOptions, out: TextIO, environ: Mapping[str, str]
-) -> int:
+def forget(corpus: Corpus, options: ForgetOptions, out: TextIO, environ: Mapping[str, str]) -> int:
     """List (--dry-run) or remove the cases holding the value's pseudonym."""
     key = redact.load_key(corpus.config, corpus.root, environ)
     wanted = redact.needles(options.value, key)

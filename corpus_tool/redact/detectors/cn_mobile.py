@@ -6,9 +6,7 @@ from corpus_tool.redact.checksums import digits_of, words
 from corpus_tool.redact.pseudonym import Digest, fill_digits
 
 # Three-digit heads that are no mobile range (data-only, unassigned).
-_NOT_MOBILE = words(
-    "140 141 142 143 144 154 160 161 163 164 168 169 179 190 192 194"
-)
+_NOT_MOBILE = words("140 141 142 143 144 154 160 161 163 164 168 169 179 190 192 194")
 
 
 class CnMobile:
