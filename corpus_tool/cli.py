@@ -61,7 +61,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
         select=args.select,
         all_runs=args.all_runs,
     )
-    return add(_corpus(args), options, sys.stdout)
+    return add(_corpus(args), options, sys.stdout, os.environ)
 
 
 def _args_add(parser: argparse.ArgumentParser) -> None:
@@ -118,7 +118,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from corpus_tool.commands.validate import validate
 
     root = (Path.cwd() / args.directory).resolve() if args.directory is not None else None
-    return validate(root, args.paths, Path.cwd(), date.today(), args.output, sys.stdout)
+    return validate(root, args.paths, Path.cwd(), date.today(), args.output, sys.stdout, os.environ)
 
 
 def _args_validate(parser: argparse.ArgumentParser) -> None:
@@ -129,6 +129,98 @@ def _args_validate(parser: argparse.ArgumentParser) -> None:
         help="files to check (as pre-commit passes them); default: the whole corpus",
     )
     _output_option(parser)
+
+
+def _cmd_keygen(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.keygen import keygen
+    from corpus_tool.corpus import find_root
+
+    start = (Path.cwd() / args.directory) if args.directory is not None else Path.cwd()
+    output = Path.cwd() / args.key_output if args.key_output is not None else None
+    return keygen(output, find_root(start) or start, sys.stdout, sys.stderr)
+
+
+def _args_keygen(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--output",
+        dest="key_output",
+        type=Path,
+        metavar="FILE",
+        help="write the key to FILE (outside the repository, mode 600) instead of printing it",
+    )
+
+
+def _cmd_forget(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.forget import ForgetOptions, forget
+
+    value = sys.stdin.read().strip() if args.value == "-" else args.value
+    options = ForgetOptions(value=value, dry_run=args.dry_run, output=args.output)
+    return forget(_corpus(args), options, sys.stdout, os.environ)
+
+
+def _args_forget(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "value", help="the value as it was written (email, phone, ...); - reads it from stdin"
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="list the cases and waivers, remove nothing"
+    )
+    _output_option(parser)
+
+
+def _cmd_affected(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.affected import AffectedOptions, affected
+    from corpus_tool.select.shard import ShardSpec
+
+    options = AffectedOptions(
+        base=args.base,
+        head=args.head,
+        staged=args.staged,
+        worktree=args.worktree,
+        explain=args.explain,
+        output=args.output,
+        tiers=tuple(t for given in args.tier for t in given.split(",") if t),
+        shard=ShardSpec.parse(args.shard) if args.shard else None,
+    )
+    return affected(args.directory, Path.cwd(), options, sys.stdout, sys.stderr)
+
+
+def _args_affected(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base", required=True, metavar="REV", help="diff from merge-base(REV, head)"
+    )
+    side = parser.add_mutually_exclusive_group()
+    side.add_argument("--head", metavar="REV", help="the head revision (default: HEAD)")
+    side.add_argument("--staged", action="store_true", help="the head side is the index")
+    side.add_argument(
+        "--worktree",
+        action="store_true",
+        help="the head side is the working tree, uncommitted and untracked files included",
+    )
+    parser.add_argument(
+        "--explain", action="store_true", help="name the changed file and rule behind each case"
+    )
+    parser.add_argument(
+        "--format",
+        dest="output",
+        choices=("lines", "json", "pytest", "github-matrix", "text"),
+        default="lines",
+        help="lines: one id per line (default); json; pytest: plugin arguments; "
+        "github-matrix: a CI matrix; text: for people",
+    )
+    parser.add_argument(
+        "--tier",
+        action="append",
+        default=[],
+        metavar="TIER",
+        help="keep cases of this tier (fast, full, archive); repeat or comma-separate",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="only shard K of N, balanced by recorded event count (N alone: every shard, "
+        "for --format json or github-matrix)",
+    )
 
 
 def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -179,8 +271,19 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
         _args_validate,
         _cmd_validate,
     ),
+    "affected": ("the cases a git diff can affect, and why", _args_affected, _cmd_affected),
     "replay": ("replay cases against the agent and grade them", _args_replay, _cmd_replay),
     "check": ("validate, replay and grade the whole corpus", _args_run, _cmd_check),
+    "keygen": (
+        "make a redaction key: print it, or write a key file outside the repository",
+        _args_keygen,
+        _cmd_keygen,
+    ),
+    "forget": (
+        "remove every case that holds the pseudonym of a value (right to erasure)",
+        _args_forget,
+        _cmd_forget,
+    ),
 }
 
 
@@ -212,10 +315,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at exit
         return code
     except CorpusError as err:
         print(f"corpus {args.command}: error: {err}", file=sys.stderr)
         return err.exit_code
+    except BrokenPipeError:
+        # `corpus check | head`: the reader left; say nothing more, as other Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         print(f"corpus {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -15,7 +15,21 @@ import yaml
 
 from corpus_tool.errors import InputError
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C speed where libyaml is built
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C speed where libyaml is built
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Safe loader that keeps timestamps as the strings they were written as.
+
+    Corpus files are JSON-shaped: `expires: 2026-12-31` must read as the string the schemas
+    describe, whether or not the author quoted it.
+    """
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 """Largest file we read unless CORPUS_MAX_INPUT_BYTES says otherwise (a runaway export)."""

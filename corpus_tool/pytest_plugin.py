@@ -38,6 +38,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="matching mode for every case (overrides expected.yaml and corpus.yaml)",
     )
+    group.addoption(
+        "--corpus-case",
+        metavar="ID",
+        action="append",
+        default=None,
+        help="collect only this case (repeatable; `corpus affected --format pytest` prints these)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -49,6 +56,10 @@ def pytest_configure(config: pytest.Config) -> None:
     root = Path(given).resolve()
     if not (root / CONFIG_NAME).is_file():
         raise pytest.UsageError(f"--corpus {given}: no {CONFIG_NAME} there")
+    wanted = config.getoption("corpus_case", default=None) or []
+    unknown = sorted(set(wanted) - {p.name for p in (root / "cases").glob("*") if p.is_dir()})
+    if unknown:
+        raise pytest.UsageError(f"--corpus-case: no such case {', '.join(unknown)} in {given}")
     # Without explicit paths pytest would collect `testpaths`; --corpus asks for the corpus.
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(root)]
@@ -68,10 +79,15 @@ class CorpusFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         corpus = open_corpus(self.path.parent, self.path.parent)
-        for case_id in corpus.case_ids():
+        for case_id in _selected(corpus.case_ids(), self.config.getoption("corpus_case")):
             item = CaseItem.from_parent(self, name=case_id)
             _mark(item, corpus.case_dir(case_id) / "expected.yaml")
             yield item
+
+
+def _selected(case_ids: list[str], wanted: list[str] | None) -> list[str]:
+    """The cases --corpus-case names (checked in pytest_configure), or all without it."""
+    return [c for c in case_ids if c in set(wanted)] if wanted else case_ids
 
 
 def _marker_name(prefix: str, value: str) -> str:

@@ -44,6 +44,14 @@ def load(path: Path, show: Show) -> Document | Finding:
         return Finding(show(path), err.line, "$", "parse", err.message)
 
 
+Inspect = Callable[[Document], list[Finding]]
+"""A further check of every parsed file (the redaction guard)."""
+
+
+def _inspected(doc: Document, inspect: Inspect | None) -> list[Finding]:
+    return inspect(doc) if inspect is not None else []
+
+
 def check_document(doc: Document, kind: str, show: Show) -> list[Finding]:
     """Schema version and schema errors of one document."""
     problem = schema.version_problem(kind, doc.data)
@@ -77,17 +85,19 @@ def _message(error: Any) -> str:
     return str(error.message)
 
 
-def check_config(corpus: Corpus, show: Show) -> list[Finding]:
+def check_config(corpus: Corpus, show: Show, inspect: Inspect | None = None) -> list[Finding]:
     """corpus.yaml parses and fits its schema."""
     doc = load(corpus.root / CONFIG_NAME, show)
     if isinstance(doc, Finding):
         return [doc]
     if doc.data is None:
         return []
-    return check_document(doc, "corpus", show)
+    return check_document(doc, "corpus", show) + _inspected(doc, inspect)
 
 
-def check_case(corpus: Corpus, case_id: str, show: Show) -> list[Finding]:
+def check_case(
+    corpus: Corpus, case_id: str, show: Show, inspect: Inspect | None = None
+) -> list[Finding]:
     """Both files of a case: schema, ids, completeness."""
     case_dir = corpus.cases_dir / case_id
     found: list[Finding] = []
@@ -110,6 +120,7 @@ def check_case(corpus: Corpus, case_id: str, show: Show) -> list[Finding]:
             found.append(doc)
             continue
         found.extend(check_document(doc, kind, show))
+        found.extend(_inspected(doc, inspect))
         found.extend(_id_matches(doc, case_id, show))
         docs[kind] = doc
     trace = docs.get("trace")
@@ -150,14 +161,17 @@ def _completeness(doc: Document, accepted: set[str], show: Show) -> Iterator[Fin
         )
 
 
-def check_waiver(corpus: Corpus, path: Path, today: date, show: Show) -> list[Finding]:
+def check_waiver(
+    corpus: Corpus, path: Path, today: date, show: Show, inspect: Inspect | None = None
+) -> list[Finding]:
     """A waiver: schema, id = file name, an existing case, not expired, not too far ahead."""
     doc = load(path, show)
     if isinstance(doc, Finding):
         return [doc]
     found = check_document(doc, "waiver", show)
     if found or not isinstance(doc.data, dict):
-        return found
+        return found + _inspected(doc, inspect)
+    found.extend(_inspected(doc, inspect))
     data = doc.data
 
     def at(key: str, rule: str, message: str) -> Finding:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import completeness, files, ingest, schema
+from corpus_tool import completeness, files, ingest, redact, schema
 from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import IncompleteError, InputError, UsageError
 from corpus_tool.expectations import draft
@@ -33,19 +35,24 @@ class AddOptions:
     all_runs: bool = False
 
 
-def add(corpus: Corpus, options: AddOptions, out: TextIO) -> int:
+def add(
+    corpus: Corpus, options: AddOptions, out: TextIO, environ: Mapping[str, str] | None = None
+) -> int:
     """Ingest the incident; on any refusal nothing of the case is written.
 
+    Every value of the trace is redacted with the corpus key (from `environ`, default the
+    process environment) before anything is written; without a key nothing is.
     A file with many runs (benchmark results) needs `--select` (one run) or `--all` (each
     run its own case). `--all` is all-or-nothing: every run is checked before any is written.
     """
     if options.case_id is not None:
         check_case_id(options.case_id)
+    key = redact.load_key(corpus.config, corpus.root, os.environ if environ is None else environ)
     raw = files.read_bytes(options.incident)
     data, importer = ingest.parse(raw, options.incident, options.source_format)
     runs = _chosen(ingest.load(importer, data, options.incident), options)
     sha = hashlib.sha256(raw).hexdigest()
-    planned = [_plan(corpus, run, options, sha, len(runs) > 1) for run in runs]
+    planned = [_plan(corpus, run, options, (sha, key), len(runs) > 1) for run in runs]
     _refuse_twins(planned, options)
     _refuse_incomplete(planned, options)
     for case in planned:
@@ -96,7 +103,11 @@ def _labels(runs: list[ingest.Imported], most: int = 8) -> str:
 
 
 def _plan(
-    corpus: Corpus, run: ingest.Imported, options: AddOptions, sha: str, many: bool
+    corpus: Corpus,
+    run: ingest.Imported,
+    options: AddOptions,
+    source: tuple[str, redact.RedactionKey],
+    many: bool,
 ) -> _Planned:
     if many:
         prefix = f"{options.case_id}-" if options.case_id else ""
@@ -108,13 +119,33 @@ def _plan(
         raise UsageError(
             f"case {case_id!r} exists at {target}; pass --force to re-add it, or --id NEW"
         )
-    body = slice_body(run.body, options.start, options.end)
+    sha, key = source
+    body = _redacted(slice_body(run.body, options.start, options.end), corpus, key)
     found = [p.message for p in completeness.problems(body)]
     doc = assemble(case_id, run, body, sha, (options.start, options.end))
+    _redact_source(doc, corpus, key)
     if not found or options.allow_incomplete:  # an incomplete run is refused for that first
         _check_schema(doc, options.incident)
     expected = draft(case_id, body, options.tier, found)
     return _Planned(case_id, target, doc, expected, found, run.label)
+
+
+def _redacted(body: dict[str, Any], corpus: Corpus, key: redact.RedactionKey) -> dict[str, Any]:
+    """The body with every detected value pseudonymised and the `redaction` record added."""
+    clean, replaced = redact.redact(body, key, _drop_keys(corpus))
+    record = {"policy": redact.POLICY, "key_id": key.key_id, "replaced": replaced}
+    return {**clean, "redaction": record}
+
+
+def _redact_source(doc: dict[str, Any], corpus: Corpus, key: redact.RedactionKey) -> None:
+    """Trace and session ids are redacted too (an id can embed a phone number or an email)."""
+    clean, replaced = redact.redact(doc["source"], key, _drop_keys(corpus))
+    doc["source"] = clean
+    doc["redaction"]["replaced"] += replaced
+
+
+def _drop_keys(corpus: Corpus) -> list[str]:
+    return [str(name) for name in corpus.setting("redaction", "drop_keys", default=[]) or []]
 
 
 def _refuse_twins(planned: list[_Planned], options: AddOptions) -> None:
@@ -169,6 +200,8 @@ def _report(corpus: Corpus, planned: list[_Planned], output: str, out: TextIO) -
     for case, summary in zip(planned, summaries, strict=True):
         where = summary["path"]
         out.write(f"added case {case.case_id}: {summary['events']} events -> {where}\n")
+        record = case.doc.get("redaction") or {}
+        out.write(f"  redacted {record.get('replaced', 0)} values (key {record.get('key_id')})\n")
         for problem in case.incomplete:
             out.write(f"  incomplete: {problem}\n")
         out.write(

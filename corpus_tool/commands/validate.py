@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -13,6 +13,7 @@ from corpus_tool import validation
 from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS, Corpus, find_root, load_config
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import REPORTERS, Finding, sort_findings
+from corpus_tool.redact.guard import open_guard
 
 
 @dataclass
@@ -23,32 +24,51 @@ class Targets:
     config: bool = False
     cases: set[str] = field(default_factory=set)
     waivers: set[Path] = field(default_factory=set)
+    whole: bool = False
 
     def count(self) -> int:
         return int(self.config) + 2 * len(self.cases) + len(self.waivers)
 
 
 def validate(
-    root: Path | None, paths: list[Path], cwd: Path, today: date, output: str, out: TextIO
+    root: Path | None,
+    paths: list[Path],
+    cwd: Path,
+    today: date,
+    output: str,
+    out: TextIO,
+    environ: Mapping[str, str] | None = None,
 ) -> int:
-    """Check the files; 0 when clean, 1 when anything is wrong."""
+    """Check the files; 0 when clean, 1 when anything is wrong.
+
+    `environ` (default: the process environment) may hold the redaction key, which the
+    redaction allow-list needs.
+    """
     targets = _targets_for_paths(paths, cwd) if paths else [_whole(root, cwd)]
     show = _shower(cwd)
+    env = os.environ if environ is None else environ
     found: list[Finding] = []
     for target in targets:
-        found.extend(_check(target, today, show))
+        found.extend(_check(target, today, show, env))
     findings = sort_findings(found)
     REPORTERS[output](findings, out, sum(t.count() for t in targets))
     return 1 if findings else 0
 
 
-def _check(target: Targets, today: date, show: validation.Show) -> list[Finding]:
+def _check(
+    target: Targets, today: date, show: validation.Show, environ: Mapping[str, str]
+) -> list[Finding]:
     corpus = target.corpus
-    found = validation.check_config(corpus, show) if target.config else []
+    guard = open_guard(corpus.root, corpus.config, corpus.waiver_paths(), environ, today, show)
+    found = list(guard.problems)
+    if target.config:
+        found.extend(validation.check_config(corpus, show, guard.inspect))
     for case_id in sorted(target.cases):
-        found.extend(validation.check_case(corpus, case_id, show))
+        found.extend(validation.check_case(corpus, case_id, show, guard.inspect))
     for waiver in sorted(target.waivers):
-        found.extend(validation.check_waiver(corpus, waiver, today, show))
+        found.extend(validation.check_waiver(corpus, waiver, today, show, guard.inspect))
+    if target.whole:  # an entry is stale only if no file of the whole corpus needs it
+        found.extend(guard.stale())
     return found
 
 
@@ -72,7 +92,7 @@ def _whole(root: Path | None, cwd: Path) -> Targets:
     elif not (root / CONFIG_NAME).is_file():
         raise UsageError(f"{root}: no corpus.yaml here; run `corpus init {root}` first")
     corpus = _open(root)
-    return Targets(corpus, True, set(corpus.case_ids()), set(corpus.waiver_paths()))
+    return Targets(corpus, True, set(corpus.case_ids()), set(corpus.waiver_paths()), whole=True)
 
 
 def _targets_for_paths(paths: Iterable[Path], cwd: Path) -> list[Targets]:

@@ -264,3 +264,18 @@ def test_add_json_output_is_machine_readable(corpus_dir: Path, cli: Cli) -> None
     assert result.code == 0
     report = json.loads(result.out)
     assert report["case"] == "r" and report["events"] == 6 and report["status"] == "active"
+
+
+def test_cli_closed_pipe_is_quiet() -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    command = [sys.executable, "-m", "corpus_tool", "-C", str(EXAMPLES / "corpus"), "validate"]
+    env = {"PYTHONPATH": str(ROOT), "PATH": ""}
+    reader = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert reader.stdout is not None
+    reader.stdout.close()  # like `corpus validate | head -0`
+    _, err = reader.communicate()
+    assert err == b""

@@ -184,3 +184,13 @@ def test_validate_broken_corpus_yaml_is_a_finding(filled: Path, cli: Cli) -> Non
     _edit(filled / "corpus.yaml", "unmapped: all", "unmapped: some")
     result = cli("-C", filled, "validate")
     assert result.code == 1 and "corpus.yaml:" in result.out and "$.impact.unmapped" in result.out
+
+
+def test_validate_accepts_unquoted_dates_as_design_shows_them(filled: Path, cli: Cli) -> None:
+    expires = date.today() + timedelta(days=30)
+    (filled / "waivers/W-8.yaml").write_text(
+        "schema_version: 1\nid: W-8\ncase: refund-success\nchecks: [tools.required]\n"
+        f"reason: lands next release\nowner: payments\nexpires: {expires}\n"
+    )
+    result = cli("-C", filled, "validate")
+    assert result.code == 0, result.out

@@ -73,6 +73,7 @@ def trace_document(events: list[dict[str, Any]], terminal: dict[str, Any]) -> di
         "input": {},
         "events": events,
         "terminal": terminal,
+        "redaction": {"policy": 1, "key_id": "k-000000000000", "replaced": 0},
     }
 
 

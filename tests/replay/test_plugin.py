@@ -60,3 +60,23 @@ def test_plugin_does_nothing_without_corpus(tmp_path: Path) -> None:
     (tmp_path / "corpus.yaml").write_text("schema_version: 1\n", "utf-8")
     done = pytest_run("-q", cwd=tmp_path)
     assert "1 passed" in done.stdout, done.stdout + done.stderr
+
+
+def test_plugin_runs_only_the_cases_corpus_case_names() -> None:
+    done = pytest_run(
+        "--corpus",
+        "examples/corpus",
+        "--corpus-case",
+        "refund-success",
+        "--corpus-case",
+        "inventory-zero-stock",
+        "-q",
+    )
+    assert done.returncode == 0, done.stdout
+    assert "2 passed" in done.stdout and "deselected" not in done.stdout
+
+
+def test_plugin_unknown_corpus_case_is_a_usage_error() -> None:
+    done = pytest_run("--corpus", "examples/corpus", "--corpus-case", "no-such-case", "-q")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "no such case no-such-case" in done.stderr

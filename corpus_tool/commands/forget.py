@@ -1,0 +1,127 @@
+"""`corpus forget VALUE [--dry-run]`: remove every case that holds a value's pseudonym.
+
+The right to erasure without keeping the value: the value is pseudonymised with the corpus key
+exactly as `corpus add` would, and each case file is searched for the result. Check waivers of
+removed cases go with them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from corpus_tool import files, redact
+from corpus_tool.corpus import Corpus
+from corpus_tool.errors import InputError, UsageError
+
+
+@dataclass(frozen=True)
+class ForgetOptions:
+    """What the command line asked of `corpus forget`."""
+
+    value: str
+    dry_run: bool = False
+    output: str = "text"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What forgetting removes (case ids, waiver files) and the cases it cannot search."""
+
+    cases: list[str]
+    waivers: list[Path]
+    other_key: list[str]
+
+
+def forget(corpus: Corpus, options: ForgetOptions, out: TextIO, environ: Mapping[str, str]) -> int:
+    """List (--dry-run) or remove the cases holding the value's pseudonym."""
+    key = redact.load_key(corpus.config, corpus.root, environ)
+    wanted = redact.needles(options.value, key)
+    if not wanted:
+        raise UsageError(
+            "no detector recognises this value, so no case can hold a pseudonym of it; give an "
+            "email, phone number, ID, card or account number, or a token, as it was written"
+        )
+    plan = _plan(corpus, wanted, key.key_id)
+    if not options.dry_run:
+        _apply(corpus, plan)
+    _report(corpus, plan, options, out)
+    return 0
+
+
+def _plan(corpus: Corpus, wanted: list[str], key_id: str) -> Plan:
+    cases = [c for c in corpus.case_ids() if _case_holds(corpus.case_dir(c), wanted)]
+    waivers = [p for p in corpus.waiver_paths() if _waiver_case(p) in cases]
+    other = [c for c in corpus.case_ids() if _key_id(corpus.case_dir(c)) not in (None, key_id)]
+    return Plan(cases, waivers, other)
+
+
+def _key_id(case_dir: Path) -> str | None:
+    """The key id a case's trace was redacted with (None if it records none)."""
+    try:
+        data = files.read_yaml(case_dir / "trace.yaml")
+    except InputError:
+        return None
+    record = data.get("redaction") if isinstance(data, dict) else None
+    return str(record["key_id"]) if isinstance(record, dict) and record.get("key_id") else None
+
+
+def _case_holds(case_dir: Path, wanted: list[str]) -> bool:
+    return any(_file_holds(path, wanted) for path in sorted(case_dir.rglob("*.y*ml")))
+
+
+def _file_holds(path: Path, wanted: list[str]) -> bool:
+    raw = files.read_bytes(path)
+    # The raw text covers comments; the parsed document covers escapes and folded lines.
+    if redact.holds(raw.decode("utf-8", "replace"), wanted):
+        return True
+    try:
+        return redact.holds(files.parse_yaml(raw, path), wanted)
+    except InputError:
+        return False
+
+
+def _waiver_case(path: Path) -> str | None:
+    try:
+        data = files.read_yaml(path)
+    except InputError:
+        return None
+    return str(data.get("case")) if isinstance(data, dict) and data.get("case") else None
+
+
+def _apply(corpus: Corpus, plan: Plan) -> None:
+    for case_id in plan.cases:
+        shutil.rmtree(corpus.case_dir(case_id))
+    for waiver in plan.waivers:
+        waiver.unlink()
+
+
+def _report(corpus: Corpus, plan: Plan, options: ForgetOptions, out: TextIO) -> None:
+    if options.output == "json":
+        doc = {
+            "dry_run": options.dry_run,
+            "cases": plan.cases,
+            "waivers": [str(p.relative_to(corpus.root)) for p in plan.waivers],
+            "other_key": plan.other_key,
+        }
+        out.write(json.dumps(doc, indent=2) + "\n")
+        return
+    for case_id in plan.other_key:
+        out.write(f"cannot search case {case_id}: redacted under another key; re-add it\n")
+    if not plan.cases:
+        out.write("no case holds a pseudonym of this value\n")
+        return
+    verb = "would remove" if options.dry_run else "removed"
+    for case_id in plan.cases:
+        out.write(f"{verb} case {case_id}\n")
+    for waiver in plan.waivers:
+        out.write(f"{verb} waiver {waiver.relative_to(corpus.root)}\n")
+    if not options.dry_run:
+        out.write(
+            "commit the removal; older commits hold only pseudonyms, which cannot be linked "
+            "to the value without the key\n"
+        )

@@ -1,0 +1,81 @@
+"""Redaction: keyed pseudonyms for personal data and secrets, and the scan that enforces them.
+
+    key = load_key(corpus.config, corpus.root, os.environ)   # CorpusError without one
+    clean, replaced = redact(trace, key, drop_keys)          # at `corpus add`
+    hits = scan(document, drop_keys)                         # at `corpus validate`
+    for line, comment in yaml_comments(text): scan(comment)  # comments the parser drops
+
+The pseudonym grammar is in `corpus_tool.redact.pseudonym`, the detectors in
+`corpus_tool.redact.detectors` (one module each), the allow-list in `allowlist`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+from corpus_tool.redact.allowlist import AllowList, fingerprint
+from corpus_tool.redact.comments import yaml_comments
+from corpus_tool.redact.detectors import DETECTORS, SECRET_KEY, Detector, by_name
+from corpus_tool.redact.forget import holds, needles
+from corpus_tool.redact.keys import (
+    DEFAULT_KEY_ENV,
+    RedactionKey,
+    key_env,
+    keygen,
+    load_key,
+    write_key_file,
+)
+from corpus_tool.redact.pseudonym import MARKER, Digest
+from corpus_tool.redact.scanner import RawHit, Walk
+
+POLICY = 1
+"""Version of the redaction policy recorded in trace.yaml (`redaction.policy`)."""
+
+__all__ = [
+    "DEFAULT_KEY_ENV", "DETECTORS", "MARKER", "POLICY", "SECRET_KEY", "AllowList", "RawHit",
+    "Redaction", "RedactionKey", "detector_names", "fingerprint", "holds", "key_env", "keygen",
+    "load_key", "needles", "pseudonym", "redact", "scan", "write_key_file", "yaml_comments",
+]  # fmt: skip
+
+
+class Redaction(NamedTuple):
+    """A redacted value and how many values were replaced or dropped in it."""
+
+    value: Any
+    replaced: int
+
+
+def redact(value: Any, key: RedactionKey, drop_keys: Iterable[str] = ()) -> Redaction:
+    """Replace every detected value in a JSON-like value by its pseudonym."""
+    cache: dict[tuple[str, str], str] = {}
+
+    def rewrite(text: str, detector: Detector) -> str:
+        known = cache.get((detector.name, text))
+        if known is None:
+            known = cache[(detector.name, text)] = _pseudonym(text, detector, key)
+        return known
+
+    walk = Walk(rewrite, drop_keys)
+    return Redaction(walk.value(value), len(walk.hits))
+
+
+def scan(value: Any, drop_keys: Iterable[str] = ()) -> list[RawHit]:
+    """Every unredacted value in a JSON-like value; pseudonyms and markers are not reported."""
+    walk = Walk(None, drop_keys)
+    walk.value(value)
+    return walk.hits
+
+
+def pseudonym(value: str, kind: str, key: RedactionKey) -> str:
+    """The pseudonym of one raw value of a kind (a detector name) under key."""
+    return _pseudonym(value, by_name(kind), key)
+
+
+def detector_names() -> list[str]:
+    """Every rule name a scan can report, without the `redaction.` prefix."""
+    return [d.name for d in DETECTORS] + [SECRET_KEY]
+
+
+def _pseudonym(text: str, detector: Detector, key: RedactionKey) -> str:
+    return detector.pseudonym(text, Digest(key.secret, detector.family, detector.canonical(text)))

@@ -1,0 +1,44 @@
+"""YAML comments: invisible to a parsed document, so `validate` scans them separately.
+
+A person editing expected.yaml or a waiver may paste a value into a comment; the parsed data
+never shows it, but git keeps it forever. The YAML scanner's tokens cover every scalar and
+indicator, so what lies between tokens is whitespace and comments.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MAYBE_COMMENT = re.compile(r"(?:^|[ \t])#", re.MULTILINE)
+
+
+def yaml_comments(text: str) -> list[tuple[int, str]]:
+    """(1-based line, comment text) of every comment; [] when the text does not scan as YAML."""
+    if _MAYBE_COMMENT.search(text) is None:  # a comment starts a line or follows a blank
+        return []
+    found: list[tuple[int, str]] = []
+    pos = 0
+    try:
+        for token in yaml.scan(text, Loader=_Loader):
+            start = token.start_mark.index
+            if start > pos:
+                found.extend(_comments_between(text, pos, start))
+            pos = max(pos, token.end_mark.index)
+    except yaml.YAMLError:
+        return found
+    found.extend(_comments_between(text, pos, len(text)))
+    return found
+
+
+def _comments_between(text: str, low: int, high: int) -> Iterator[tuple[int, str]]:
+    at = text.find("#", low, high)
+    while at != -1:
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        yield text.count("\n", 0, at) + 1, text[at:end]
+        at = text.find("#", end, high) if end < high else -1

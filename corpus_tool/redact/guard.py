@@ -1,0 +1,153 @@
+"""Enforcement for `corpus validate`: unredacted values in corpus files become findings.
+
+Every parsed file (trace, expected, waiver, corpus.yaml) and its comments are scanned; a hit is a
+finding `redaction.<detector>` at its file, line and JSON path, unless a redaction waiver allows
+its keyed fingerprint. Messages never show the value itself: CI logs are as public as the repo.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+
+from corpus_tool import files, schema
+from corpus_tool.errors import CorpusError
+from corpus_tool.findings import Finding
+from corpus_tool.redact.allowlist import AllowList, fingerprint
+from corpus_tool.redact.comments import yaml_comments
+from corpus_tool.redact.keys import RedactionKey, key_env, load_key
+from corpus_tool.redact.scanner import RawHit, Walk
+
+Show = Callable[[Path], str]
+FIX = "replace it by its pseudonym (`corpus add --force` rewrites a trace) or remove it"
+
+
+class Scanned(Protocol):
+    """A parsed corpus file, as validation holds it."""
+
+    @property
+    def path(self) -> Path: ...
+    @property
+    def raw(self) -> bytes: ...
+    @property
+    def data(self) -> Any: ...
+    def line(self, where: tuple[str | int, ...]) -> int | None: ...
+
+
+class Guard:
+    """Scans files of one corpus; remembers which allow-list entries matched."""
+
+    def __init__(self, key: RedactionKey | None, allow: AllowList | None, setup: _Setup):
+        self._key = key
+        self._allow = allow
+        self._setup = setup
+        self.problems: list[Finding] = list(setup.problems)
+
+    def inspect(self, doc: Scanned) -> list[Finding]:
+        """Findings for every unredacted value in a parsed file and its comments."""
+        walk = Walk(None, self._setup.drop_keys)
+        walk.value(doc.data)
+        found = [self._finding(doc.path, doc.line(h.path), h) for h in walk.hits]
+        for line, comment in yaml_comments(doc.raw.decode("utf-8", "replace")):
+            walk = Walk(None, self._setup.drop_keys)
+            walk.string(comment, ("(comment)",))
+            found.extend(self._finding(doc.path, line, h) for h in walk.hits)
+        return [f for f in found if f is not None]
+
+    def stale(self) -> list[Finding]:
+        """Allow-list entries that matched nothing (meaningful after a whole-corpus scan)."""
+        if self._allow is None:
+            return []
+        return [self._setup.stale(waiver) for waiver in self._allow.unused()]
+
+    def _finding(self, path: Path, line: int | None, hit: RawHit) -> Finding | None:
+        if self._allow is not None and self._allow.allows(hit):
+            return None
+        label = hit.detector.replace("_", " ")
+        if self._key is None:
+            why = f"unredacted {label}: {FIX}; set {self._setup.env} to see its fingerprint "
+            why += "and to apply redaction waivers"
+        else:
+            fp = fingerprint(hit.value, self._key, hit.detector)
+            why = f"unredacted {label}, fingerprint {fp}: {FIX}; if it is not personal data, "
+            why += "a redaction waiver with this fingerprint allows it"
+        where = "$ (comment)" if hit.path == ("(comment)",) else schema.json_path(hit.path)
+        return Finding(self._setup.show(path), line, where, f"redaction.{hit.detector}", why)
+
+
+class _Setup:
+    """What a guard needs from its corpus: drop keys, key name, waiver locations, problems."""
+
+    def __init__(self, config: Mapping[str, Any], show: Show):
+        section = config.get("redaction") if isinstance(config.get("redaction"), Mapping) else {}
+        self.drop_keys = [str(k) for k in (section or {}).get("drop_keys") or []]
+        self.env = key_env(config)
+        self.show = show
+        self.problems: list[Finding] = []
+        self.waivers: list[_Waiver] = []
+
+    def stale(self, data: Mapping[str, Any]) -> Finding:
+        """The finding for an allow-list entry that matched nothing."""
+        waiver = next(w for w in self.waivers if w.data is data)
+        line = files.line_of(files.yaml_lines(waiver.raw), ("fingerprint",))
+        message = "allows a value that no corpus file holds any more; delete this waiver"
+        return Finding(
+            self.show(waiver.path), line, "$.fingerprint", "redaction.allow_unused", message
+        )
+
+
+class _Waiver(NamedTuple):
+    path: Path
+    raw: bytes
+    data: dict[str, Any]
+
+
+def open_guard(
+    root: Path,
+    config: Mapping[str, Any],
+    waiver_paths: Sequence[Path],
+    environ: Mapping[str, str],
+    today: datetime.date,
+    show: Show,
+) -> Guard:
+    """A guard for the corpus at root: its key if there is one, its redaction waivers."""
+    setup = _Setup(config, show)
+    key = _key(root, config, environ, setup)
+    setup.waivers = _waivers(waiver_paths)
+    waivers = [w.data for w in setup.waivers]
+    allow = AllowList(waivers, key, today) if key is not None and waivers else None
+    return Guard(key, allow, setup)
+
+
+def _key(
+    root: Path, config: Mapping[str, Any], environ: Mapping[str, str], setup: _Setup
+) -> RedactionKey | None:
+    section = config.get("redaction") if isinstance(config.get("redaction"), Mapping) else {}
+    if not environ.get(setup.env, "").strip() and not (section or {}).get("key_file"):
+        return None  # no key configured: detection works, the allow-list cannot
+    try:
+        return load_key(config, root, environ)
+    except CorpusError as err:
+        path = root / "corpus.yaml"
+        lines = files.yaml_lines(path.read_bytes()) if path.is_file() else {}
+        line = files.line_of(lines, ("redaction", "key_file"))
+        setup.problems.append(
+            Finding(setup.show(path), line, "$.redaction", "redaction.key", err.message)
+        )
+        return None
+
+
+def _waivers(paths: Sequence[Path]) -> list[_Waiver]:
+    """Redaction waivers that parse; broken files are reported by the waiver checks."""
+    found = []
+    for path in paths:
+        try:
+            raw = files.read_bytes(path)
+            data = files.parse_yaml(raw, path)
+        except CorpusError:
+            continue
+        if isinstance(data, dict) and data.get("kind") == "redaction":
+            found.append(_Waiver(path, raw, data))
+    return found

@@ -1,0 +1,135 @@
+"""The corpus redaction key: where it comes from, its public id, and making a new one.
+
+The key is read from an environment variable (`redaction.key_env`, default
+CORPUS_REDACTION_KEY) or from `redaction.key_file`, a file that must live outside the repository
+so it can never be committed. Traces record only the key id, an HMAC of a fixed label.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corpus_tool.errors import CorpusError
+
+DEFAULT_KEY_ENV = "CORPUS_REDACTION_KEY"
+KEY_PREFIX = "crk1_"
+"""Prefix of generated keys, so a key pasted somewhere is recognisable as one."""
+MIN_KEY_LENGTH = 32
+HOW_TO_MAKE = (
+    "make one with `corpus keygen` and export it as {env} (or write it with "
+    "`corpus keygen --output FILE` to a file outside the repository and name that file in "
+    "corpus.yaml redaction.key_file)"
+)
+
+
+@dataclass(frozen=True)
+class RedactionKey:
+    """The HMAC key and where it came from; its repr never shows the key."""
+
+    secret: bytes = field(repr=False)
+    source: str
+
+    @property
+    def key_id(self) -> str:
+        """The public fingerprint recorded in traces: k- and 12 hex digits."""
+        return "k-" + hmac.new(self.secret, b"corpus-tool key id", hashlib.sha256).hexdigest()[:12]
+
+
+def keygen() -> str:
+    """A fresh random key (256 bits, URL-safe text)."""
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def key_env(config: Mapping[str, Any]) -> str:
+    """The environment variable that holds the key for this corpus config."""
+    return str(_section(config).get("key_env") or DEFAULT_KEY_ENV)
+
+
+def load_key(
+    config: Mapping[str, Any], corpus_root: Path, environ: Mapping[str, str]
+) -> RedactionKey:
+    """The corpus key from the environment, else from the key file; a CorpusError if neither."""
+    env = key_env(config)
+    key_file = key_file_path(config, corpus_root)
+    if environ.get(env, "").strip():
+        return _checked(environ[env].strip(), f"environment variable {env}", env)
+    if key_file is not None:
+        return _checked(_read_key_file(key_file), f"key file {key_file}", env)
+    raise CorpusError(f"no redaction key: {env} is not set; " + HOW_TO_MAKE.format(env=env))
+
+
+def key_file_path(config: Mapping[str, Any], corpus_root: Path) -> Path | None:
+    """The configured key file, resolved; refused if it lies inside the repository."""
+    name = _section(config).get("key_file")
+    if not name:
+        return None
+    path = Path(os.path.expanduser(str(name)))
+    path = (path if path.is_absolute() else corpus_root / path).resolve()
+    refuse_inside_repository(path, corpus_root)
+    return path
+
+
+def refuse_inside_repository(path: Path, corpus_root: Path) -> None:
+    """Raise CorpusError if path is inside the repository (or corpus) holding corpus_root."""
+    repo = repository_root(corpus_root)
+    if path.resolve().is_relative_to(repo):
+        raise CorpusError(
+            f"the redaction key file {path} is inside the repository {repo}, where it could be "
+            "committed; move it outside (e.g. ~/.config/corpus-tool/) and update "
+            "corpus.yaml redaction.key_file"
+        )
+
+
+def repository_root(corpus_root: Path) -> Path:
+    """The git work tree holding corpus_root, or corpus_root itself outside git."""
+    start = corpus_root.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+def write_key_file(path: Path, corpus_root: Path, key: str) -> None:
+    """Create a key file readable by its owner only; never overwrite, never inside the repo."""
+    path = path.expanduser().resolve()
+    refuse_inside_repository(path, corpus_root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise CorpusError(f"{path} exists; keep it, or remove it first to make a new key") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(key + "\n")
+
+
+def _section(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    section = config.get("redaction")
+    return section if isinstance(section, Mapping) else {}
+
+
+def _read_key_file(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        raise CorpusError(
+            f"the redaction key file {path} does not exist; create it with "
+            f"`corpus keygen --output {path}`"
+        ) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise CorpusError(f"cannot read the redaction key file {path}: {err}") from None
+
+
+def _checked(text: str, source: str, env: str) -> RedactionKey:
+    if len(text) < MIN_KEY_LENGTH:
+        raise CorpusError(
+            f"the redaction key from {source} is {len(text)} characters, fewer than "
+            f"{MIN_KEY_LENGTH}; " + HOW_TO_MAKE.format(env=env)
+        )
+    return RedactionKey(text.encode("utf-8"), source)

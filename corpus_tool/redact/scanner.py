@@ -1,0 +1,178 @@
+"""Walk a JSON-like value and find (or replace) every detected value in it.
+
+Strings are scanned whole with the combined matcher; a string holding a JSON document is parsed
+and walked (and re-serialised only when something inside changed); URL query parameters are
+decoded and scanned one by one; values under secret-named keys are dropped to a fixed marker;
+integers long enough to be a phone or card number are scanned as text; dict keys are scanned too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+from urllib.parse import quote, unquote_plus
+
+from corpus_tool.redact.detectors import SECRET_KEY, Detector
+from corpus_tool.redact.matcher import Matcher, default_matcher
+from corpus_tool.redact.names import is_secret_name, secret_names
+from corpus_tool.redact.pseudonym import MARKER, OPAQUE
+
+Path = tuple[str | int, ...]
+Rewrite = Callable[[str, Detector], str]
+
+MIN_LENGTH = 6
+"""No detector matches fewer characters (a@b.cn), so shorter strings are skipped."""
+MAX_DEPTH = 4
+"""JSON inside JSON inside ... is walked this deep."""
+_URL = re.compile(r"https?://[^\s\"'<>\\]+")
+_JSON_SEPARATOR_SPACE = re.compile(r"[,:] ")
+_REDACTED_CREDENTIAL = re.compile(
+    r"(?:[A-Za-z]+ )?[A-Za-z0-9_-]*" + re.escape(OPAQUE) + r"[a-z0-9_]+-[0-9a-f]{12}"
+)
+
+
+class RawHit(NamedTuple):
+    """One unredacted value: where (JSON path parts), what (detector) and the raw text."""
+
+    path: Path
+    detector: str
+    value: str
+
+
+class Walk:
+    """One walk over one value; `rewrite` None scans only, else it replaces each hit."""
+
+    def __init__(
+        self, rewrite: Rewrite | None, drop_keys: Iterable[str] = (), matcher: Matcher | None = None
+    ):
+        self.rewrite = rewrite
+        self.hits: list[RawHit] = []
+        self._secret = secret_names(drop_keys)
+        self._secret_seen: dict[str, bool] = {}  # the same few key names recur in every event
+        self._matcher = matcher or default_matcher()
+
+    def value(self, value: Any, path: Path = (), depth: int = 0) -> Any:
+        """The value with every hit replaced (or unchanged when only scanning)."""
+        if isinstance(value, str):
+            return self.string(value, path, depth)
+        if isinstance(value, dict):
+            return self._mapping(value, path, depth)
+        if isinstance(value, list):
+            return [self.value(item, (*path, i), depth) for i, item in enumerate(value)]
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**8:
+            return self._number(value, path)
+        return value
+
+    def string(self, text: str, path: Path, depth: int = 0) -> str:
+        """A string leaf: JSON inside, URLs with queries, then plain text."""
+        if len(text) < MIN_LENGTH:
+            return text
+        if depth < MAX_DEPTH and text.lstrip()[:1] in ("{", "["):
+            done = self._json(text, path, depth)
+            if done is not None:
+                return done
+        if "://" in text and "?" in text:
+            return self._with_urls(text, path, depth)
+        return self.plain(text, path)
+
+    def plain(self, text: str, path: Path) -> str:
+        """Text scanned with the combined matcher alone."""
+        out: list[str] = []
+        pos = 0
+        for hit in self._matcher.find(text):
+            raw = text[hit.start : hit.end]
+            self.hits.append(RawHit(path, hit.detector.name, raw))
+            out.append(text[pos : hit.start])
+            out.append(self.rewrite(raw, hit.detector) if self.rewrite else raw)
+            pos = hit.end
+        return text if pos == 0 else "".join(out) + text[pos:]
+
+    def _mapping(self, mapping: dict[Any, Any], path: Path, depth: int) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        for key, item in mapping.items():
+            where = (*path, key)
+            if isinstance(key, str) and self._is_secret(key):
+                out[key] = self._drop(item, where)
+                continue
+            new_key = self.plain(key, where) if isinstance(key, str) else key
+            out[new_key] = self.value(item, where, depth)
+        return out
+
+    def _is_secret(self, name: str) -> bool:
+        known = self._secret_seen.get(name)
+        if known is None:
+            known = self._secret_seen[name] = is_secret_name(name, self._secret)
+        return known
+
+    def _drop(self, item: Any, where: Path) -> Any:
+        if item is None or isinstance(item, bool) or item in ("", MARKER):
+            return item
+        if isinstance(item, str) and _REDACTED_CREDENTIAL.fullmatch(item):
+            return item  # a pseudonym copied here by hand, e.g. "Bearer REDACTED-jwt-..."
+        shown = (
+            item if isinstance(item, str) else json.dumps(item, sort_keys=True, ensure_ascii=False)
+        )
+        self.hits.append(RawHit(where, SECRET_KEY, shown))
+        return MARKER if self.rewrite else item
+
+    def _number(self, value: int, path: Path) -> Any:
+        text = str(value)
+        new = self.plain(text, path)
+        if new == text:
+            return value
+        return int(new) if new.isdigit() and not new.startswith("0") else new
+
+    def _json(self, text: str, path: Path, depth: int) -> str | None:
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(doc, (dict, list)):
+            return None
+        before = len(self.hits)
+        new = self.value(doc, (*path, "(json)"), depth + 1)
+        return text if len(self.hits) == before or not self.rewrite else _dump_like(new, text)
+
+    def _with_urls(self, text: str, path: Path, depth: int) -> str:
+        out: list[str] = []
+        pos = 0
+        for found in _URL.finditer(text):
+            out.append(self.plain(text[pos : found.start()], path))
+            out.append(self._url(found.group(), path, depth))
+            pos = found.end()
+        out.append(self.plain(text[pos:], path))
+        return "".join(out)
+
+    def _url(self, url: str, path: Path, depth: int) -> str:
+        base, mark, rest = url.partition("?")
+        query, hash_, fragment = rest.partition("#")
+        params = [self._param(piece, path, depth) for piece in query.split("&")] if mark else []
+        tail = self.plain(fragment, path) if hash_ else ""
+        return self.plain(base, path) + mark + "&".join(params) + hash_ + tail
+
+    def _param(self, piece: str, path: Path, depth: int) -> str:
+        name, eq, raw = piece.partition("=")
+        if not eq:
+            return self.plain(piece, path)
+        decoded_name = unquote_plus(name)
+        where = (*path, f"(query:{decoded_name})")
+        if self._is_secret(decoded_name):
+            kept = self._drop(unquote_plus(raw), where)
+            return f"{name}={raw if kept != MARKER else MARKER}"
+        decoded = unquote_plus(raw)
+        new = self.string(decoded, where, depth + 1)
+        return f"{name}={raw if new == decoded else quote(new, safe='@:/-._~')}"
+
+
+def _dump_like(doc: Any, original: str) -> str:
+    """Re-serialise JSON deterministically, in the original's broad style."""
+    indent = 2 if "\n" in original.strip() else None
+    spaced = indent is None and _JSON_SEPARATOR_SPACE.search(original) is not None
+    return json.dumps(
+        doc,
+        ensure_ascii="\\u" in original,
+        indent=indent,
+        separators=(", ", ": ") if spaced else (",", ": " if indent else ":"),
+    )

@@ -1,0 +1,243 @@
+"""Reading a git repository for `affected`: revisions, the diff, listings and blobs.
+
+Everything goes through GitPython's command wrapper with NUL-separated output (`-z`), so paths
+with spaces, quotes or non-ASCII characters arrive as they are. Paths are repository-root
+relative, in POSIX form, as git prints them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import git
+
+from corpus_tool.errors import UsageError
+
+STATUSES = {"A": "added", "C": "added", "D": "deleted", "M": "modified", "R": "renamed"}
+"""git's one-letter diff statuses; T (type change) and U (unmerged) read as modified."""
+
+BATCH = 4096
+"""Blob ids per `git cat-file --batch` run: bounds the output held in memory at once."""
+
+INDEX = "index"
+WORKTREE = "worktree"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One changed file between the merge base and the head side."""
+
+    status: str  # added | modified | deleted | renamed
+    path: str  # the new path of a rename
+    old_path: str | None = None  # where a renamed file came from
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The head side's files under some prefixes: path -> blob id (worktree files hashed)."""
+
+    blobs: Mapping[str, str]
+    local: Mapping[str, bytes] = field(default_factory=dict)  # blob id -> worktree bytes
+
+
+class Repository:
+    """A git repository opened from a directory inside its working tree."""
+
+    def __init__(self, repo: git.Repo) -> None:
+        self._repo = repo
+        self.root = Path(str(repo.working_tree_dir)).resolve()
+
+    @classmethod
+    def discover(cls, start: Path) -> Repository:
+        """The repository holding `start`; UsageError outside one (or without git)."""
+        try:
+            repo = git.Repo(start, search_parent_directories=True)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise UsageError(
+                f"{start}: not inside a git repository; `corpus affected` reads a git diff"
+            ) from None
+        if repo.bare or repo.working_tree_dir is None:
+            raise UsageError(f"{start}: a bare repository has no working tree to select from")
+        return cls(repo)
+
+    def run(self, *args: str) -> str:
+        """Output of one git command run at the repository root (pathspecs taken literally)."""
+        try:
+            out: str = self._repo.git.execute(
+                ["git", "--literal-pathspecs", *args], strip_newline_in_stdout=False
+            )
+        except git.GitCommandNotFound:
+            raise UsageError("git is not installed or not on PATH") from None
+        return out
+
+    def commit(self, rev: str) -> str:
+        """The commit id a revision names; UsageError for an unknown one."""
+        if not rev or rev.startswith("-"):
+            raise UsageError(f"unknown revision {rev!r}: give a branch, tag or commit")
+        try:
+            return self.run(
+                "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
+            ).strip()
+        except git.GitCommandError:
+            raise UsageError(
+                f"unknown revision {rev!r}: no such branch, tag or commit "
+                "(a CI checkout may need `git fetch` of it first)"
+            ) from None
+
+    def merge_base(self, base: str, head: str) -> str:
+        """The best common ancestor of two commits (what `base...head` diffs from)."""
+        try:
+            return self.run("merge-base", base, head).strip()
+        except git.GitCommandError:
+            raise UsageError(
+                f"no common ancestor of {base[:12]} and {head[:12]}: unrelated histories, "
+                "or a shallow clone (fetch with more depth)"
+            ) from None
+
+    def changes(self, merge_base: str, head: str) -> list[Change]:
+        """Files changed from `merge_base` to a commit, the index (INDEX) or the worktree."""
+        diff = ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color"]
+        if head == INDEX:
+            raw = self.run(*diff, "--cached", merge_base, "--")
+        elif head == WORKTREE:
+            raw = self.run(*diff, merge_base, "--")
+        else:
+            raw = self.run(*diff, merge_base, head, "--")
+        found = parse_name_status(raw)
+        if head == WORKTREE:
+            found.extend(Change("added", path) for path in self.untracked())
+        return found
+
+    def untracked(self) -> list[str]:
+        """Files git does not track and does not ignore."""
+        return _split(self.run("ls-files", "-z", "--others", "--exclude-standard"))
+
+    def snapshot(self, head: str, prefixes: list[str]) -> Snapshot:
+        """Blob ids of the files under `prefixes` on the head side."""
+        if head == INDEX:
+            return Snapshot(self._index(prefixes))
+        if head == WORKTREE:
+            return self._worktree(prefixes)
+        return Snapshot(self.tree(head, prefixes))
+
+    def tree(self, commit: str, paths: list[str]) -> dict[str, str]:
+        """Blob ids of the files at or under `paths` in a commit."""
+        blobs: dict[str, str] = {}
+        for entry in _split(self.run("ls-tree", "-r", "-z", commit, "--", *paths)):
+            meta, _, path = entry.partition("\t")
+            _mode, kind, blob = meta.split()
+            if kind == "blob":
+                blobs[path] = blob
+        return blobs
+
+    def _index(self, prefixes: list[str]) -> dict[str, str]:
+        blobs: dict[str, str] = {}
+        for entry in _split(self.run("ls-files", "-s", "-z", "--", *prefixes)):
+            meta, _, path = entry.partition("\t")
+            mode, blob, _stage = meta.split()
+            if not mode.startswith("160"):  # a submodule is a commit, not a file
+                blobs[path] = blob
+        return blobs
+
+    def _worktree(self, prefixes: list[str]) -> Snapshot:
+        blobs = self._index(prefixes)
+        local: dict[str, bytes] = {}
+        dirty = _split(self.run("diff", "--name-only", "-z", "--no-ext-diff", "--", *prefixes))
+        others = _split(
+            self.run("ls-files", "-z", "--others", "--exclude-standard", "--", *prefixes)
+        )
+        for path in dirty + others:
+            try:
+                data = (self.root / path).read_bytes()
+            except OSError:  # deleted in the worktree (or unreadable: then it is gone for us)
+                blobs.pop(path, None)
+                continue
+            blob = blob_id(data)
+            blobs[path] = blob
+            local[blob] = data
+        return Snapshot(blobs, local)
+
+    def read(self, blob: str, snapshot: Snapshot | None = None) -> bytes:
+        """The bytes of a blob (worktree bytes when the snapshot hashed them itself)."""
+        if snapshot is not None and blob in snapshot.local:
+            return snapshot.local[blob]
+        data: Any = self._repo.git.get_object_data(blob)[3]
+        return bytes(data)
+
+    def read_many(self, blobs: list[str], snapshot: Snapshot | None = None) -> dict[str, bytes]:
+        """The bytes of many blobs, streamed through `git cat-file --batch` in chunks.
+
+        GitPython's object reader makes one round trip per object; on a cold cache that is
+        most of the time spent, so the ids go to one git process a chunk at a time.
+        """
+        found = {b: snapshot.local[b] for b in blobs if snapshot and b in snapshot.local}
+        wanted = sorted(set(blobs) - set(found))
+        for start in range(0, len(wanted), BATCH):
+            chunk = wanted[start : start + BATCH]
+            done = subprocess.run(
+                ["git", "cat-file", "--batch"],
+                cwd=self.root,
+                input="".join(f"{blob}\n" for blob in chunk).encode(),
+                capture_output=True,
+                check=True,
+            )
+            found.update(parse_batch(done.stdout))
+        return found
+
+    def cache_dir(self) -> Path:
+        """The cache directory: $CORPUS_CACHE_DIR, else <git dir>/corpus-tool.
+
+        The git dir of this worktree, like its index: untracked by construction, and two
+        worktrees of one repository never race on one file.
+        """
+        override = os.environ.get("CORPUS_CACHE_DIR")
+        if override:
+            return Path(override)
+        return Path(self.run("rev-parse", "--absolute-git-dir").strip()) / "corpus-tool"
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob with these bytes (SHA-1 repositories)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def parse_batch(raw: bytes) -> dict[str, bytes]:
+    """Blob contents from `git cat-file --batch` output (missing objects left out)."""
+    found: dict[str, bytes] = {}
+    at = 0
+    while at < len(raw):
+        end = raw.index(b"\n", at)
+        header = raw[at:end].split()
+        at = end + 1
+        if len(header) == 3:
+            size = int(header[2])
+            found[header[0].decode()] = raw[at : at + size]
+            at += size + 1  # the content is followed by a newline
+    return found
+
+
+def parse_name_status(raw: str) -> list[Change]:
+    """Changes from `git diff --name-status -z` output (renames carry two paths)."""
+    tokens = _split(raw)
+    found: list[Change] = []
+    i = 0
+    while i < len(tokens):
+        letter = tokens[i][:1]
+        if letter in ("R", "C"):
+            old, new = tokens[i + 1], tokens[i + 2]
+            found.append(Change(STATUSES[letter], new, old if letter == "R" else None))
+            i += 3
+        else:
+            found.append(Change(STATUSES.get(letter, "modified"), tokens[i + 1]))
+            i += 2
+    return found
+
+
+def _split(raw: str) -> list[str]:
+    return [token for token in raw.split("\0") if token]

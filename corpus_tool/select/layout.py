@@ -1,0 +1,56 @@
+"""Where a corpus sits in its repository, and what kind of corpus file a changed path is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS
+
+ROOT_SCHEMAS = "schemas/"
+"""corpus-tool's own schemas at the top of a repository (this project, or a vendored copy)."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The corpus directory as a repository-relative prefix: "" or "evals/" (POSIX, with /)."""
+
+    prefix: str
+
+    @classmethod
+    def at(cls, relative: str) -> Layout:
+        """The layout of a corpus at a repository-relative directory ("." for the root)."""
+        clean = relative.replace("\\", "/").strip("/")
+        return cls("" if clean in ("", ".") else clean + "/")
+
+    def pathspecs(self) -> list[str]:
+        """What the head side must list: cases, waivers and corpus.yaml."""
+        return [f"{self.prefix}{CASES}/", f"{self.prefix}{WAIVERS}/", self.config_path]
+
+    @property
+    def config_path(self) -> str:
+        return self.prefix + CONFIG_NAME
+
+    def case_path(self, case_id: str, name: str) -> str:
+        return f"{self.prefix}{CASES}/{case_id}/{name}"
+
+    def case_of(self, path: str) -> str | None:
+        """The case id when the path lies inside a case directory (cases/<id>/...)."""
+        inner = self._inside(path, CASES)
+        if inner is None or "/" not in inner:
+            return None
+        case_id = inner.split("/", 1)[0]
+        return None if case_id.startswith(".") else case_id
+
+    def is_waiver(self, path: str) -> bool:
+        inner = self._inside(path, WAIVERS)
+        return inner is not None and "/" not in inner and inner.endswith((".yaml", ".yml"))
+
+    def is_global(self, path: str) -> bool:
+        """corpus.yaml and the schemas: a change there can affect every case."""
+        if path == self.config_path or self._inside(path, "schemas") is not None:
+            return True
+        return path.startswith(ROOT_SCHEMAS) and path.endswith(".schema.json")
+
+    def _inside(self, path: str, folder: str) -> str | None:
+        start = f"{self.prefix}{folder}/"
+        return path[len(start) :] if path.startswith(start) else None

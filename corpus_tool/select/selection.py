@@ -1,0 +1,235 @@
+"""From changed files to selected cases, each with the reasons that selected it.
+
+Pure: the git work happens elsewhere, and comes in as a CaseIndex (the head side's cases and
+their facts) and a `base_blob` reader (files as they were at the merge base).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from corpus_tool.select.facts import ExpectedFacts, TraceFacts, trace_facts, waiver_case
+from corpus_tool.select.git import Change
+from corpus_tool.select.layout import Layout
+from corpus_tool.select.rules import Impact, Rule
+
+BlobReader = Callable[[str], bytes | None]
+"""A repository path -> its bytes on one side (None when the file is absent there)."""
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a case is selected: a changed file and the rule that maps it to the case."""
+
+    path: str
+    status: str
+    rule: str
+    old_path: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"path": self.path, "status": self.status, "rule": self.rule}
+        if self.old_path is not None:
+            found["old_path"] = self.old_path
+        return found
+
+    def __str__(self) -> str:
+        moved = f" from {self.old_path}" if self.old_path else ""
+        return f"{self.path} ({self.status}{moved}): {self.rule}"
+
+
+@dataclass(frozen=True)
+class Removed:
+    """A case the change deletes: reported, never silently dropped."""
+
+    id: str
+    reasons: tuple[Reason, ...]
+    tools: tuple[str, ...] = ()  # what its trace called at the merge base
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "reasons": [r.as_dict() for r in self.reasons],
+            "tools": list(self.tools),
+        }
+
+
+@dataclass(frozen=True)
+class Target:
+    """What one rule selects: everything, ids, tools called, tags, or id globs."""
+
+    all: bool = False
+    ids: frozenset[str] = frozenset()
+    tools: frozenset[str] = frozenset()
+    tags: frozenset[str] = frozenset()
+    id_globs: tuple[str, ...] = ()
+
+
+class CaseIndex:
+    """The head side's cases; their trace and expected.yaml facts are fetched in bulk, once."""
+
+    def __init__(
+        self,
+        ids: Iterable[str],
+        traces: Callable[[list[str]], Mapping[str, TraceFacts]],
+        expecteds: Callable[[list[str]], Mapping[str, ExpectedFacts]],
+        head_blob: BlobReader,
+    ) -> None:
+        self.ids = tuple(sorted(set(ids)))
+        self._known = frozenset(self.ids)
+        self._fetch_traces = traces
+        self._fetch_expecteds = expecteds
+        self._traces: dict[str, TraceFacts] = {}
+        self._expecteds: dict[str, ExpectedFacts] = {}
+        self.head_blob = head_blob
+
+    def __contains__(self, case_id: object) -> bool:
+        return case_id in self._known
+
+    def traces(self, ids: Iterable[str]) -> dict[str, TraceFacts]:
+        """Trace facts of these cases."""
+        ids = list(ids)
+        missing = [c for c in ids if c not in self._traces]
+        if missing:
+            self._traces.update(self._fetch_traces(missing))
+        return {c: self._traces[c] for c in ids}
+
+    def expecteds(self, ids: Iterable[str]) -> dict[str, ExpectedFacts]:
+        """expected.yaml facts of these cases."""
+        ids = list(ids)
+        missing = [c for c in ids if c not in self._expecteds]
+        if missing:
+            self._expecteds.update(self._fetch_expecteds(missing))
+        return {c: self._expecteds[c] for c in ids}
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Selected case ids with their reasons, and the cases the change removes."""
+
+    cases: CaseIndex
+    everyone: tuple[Reason, ...] = ()  # reasons that select every case
+    specific: Mapping[str, tuple[Reason, ...]] = field(default_factory=dict)
+    removed: tuple[Removed, ...] = ()
+    changes: tuple[Change, ...] = ()
+
+    def selected(self) -> list[str]:
+        """The selected ids, sorted."""
+        return list(self.cases.ids) if self.everyone else sorted(self.specific)
+
+    def reasons(self, case_id: str, shared: int | None = None) -> tuple[Reason, ...]:
+        """Why a case is selected: its own reasons, then (up to `shared` of) the every-case ones."""
+        return self.specific.get(case_id, ()) + self.everyone[:shared]
+
+    def reason_count(self, case_id: str) -> int:
+        return len(self.specific.get(case_id, ())) + len(self.everyone)
+
+
+def select(
+    changes: Iterable[Change],
+    layout: Layout,
+    impact: Impact,
+    cases: CaseIndex,
+    base_blob: BlobReader,
+) -> Selection:
+    """Apply the built-in corpus rules and corpus.yaml's impact rules to every change."""
+    changes = tuple(changes)
+    everyone: list[Reason] = []
+    specific: dict[str, list[Reason]] = {}
+    gone: dict[str, list[Reason]] = {}  # cases whose files changed and that no longer exist
+    for change in changes:
+        for reason, target in _targets(change, layout, impact, cases, base_blob):
+            if target.all:
+                everyone.append(reason)
+                continue
+            for case_id in _resolve(target, cases):
+                specific.setdefault(case_id, []).append(reason)
+        for case_id in _vanished(change, layout, cases):
+            gone.setdefault(case_id, []).append(
+                Reason(change.path, change.status, "case file", change.old_path)
+            )
+    removed = tuple(_removed(gone, layout, base_blob))
+    frozen = {k: tuple(dict.fromkeys(v)) for k, v in specific.items()}
+    return Selection(cases, tuple(dict.fromkeys(everyone)), frozen, removed, changes)
+
+
+def _vanished(change: Change, layout: Layout, cases: CaseIndex) -> set[str]:
+    named = {layout.case_of(p) for p in (change.path, change.old_path) if p}
+    return {case_id for case_id in named if case_id is not None and case_id not in cases}
+
+
+def _targets(
+    change: Change, layout: Layout, impact: Impact, cases: CaseIndex, base_blob: BlobReader
+) -> list[tuple[Reason, Target]]:
+    def because(rule: str) -> Reason:
+        return Reason(change.path, change.status, rule, change.old_path)
+
+    found: list[tuple[Reason, Target]] = []
+    # A rename is matched at its new path; its old path still counts like a deleted file.
+    for path in filter(None, (change.path, change.old_path)):
+        for rule, target in _builtin(path, change, layout, cases, base_blob):
+            found.append((because(rule), target))
+        for matched in impact.matching(path):
+            found.append((because(matched.describe()), _rule_target(matched)))
+    if not found and impact.unmapped == "all":
+        found.append((because("impact.unmapped: all (no rule names this file)"), Target(all=True)))
+    return found
+
+
+def _builtin(
+    path: str, change: Change, layout: Layout, cases: CaseIndex, base_blob: BlobReader
+) -> list[tuple[str, Target]]:
+    if layout.is_global(path):
+        return [("global file: selects every case", Target(all=True))]
+    case_id = layout.case_of(path)
+    if case_id is not None:
+        return [("case file", Target(ids=frozenset({case_id})))]
+    if layout.is_waiver(path):
+        named = _waiver_cases(path, change, cases, base_blob)
+        return [(f"waiver of {case}", Target(ids=frozenset({case}))) for case in sorted(named)]
+    return []
+
+
+def _waiver_cases(path: str, change: Change, cases: CaseIndex, base_blob: BlobReader) -> set[str]:
+    # The case named now and the case named before: editing `case:` affects both.
+    named: set[str] = set()
+    for raw in (cases.head_blob(path), base_blob(change.old_path or path)):
+        case = waiver_case(raw) if raw is not None else None
+        if case is not None:
+            named.add(case)
+    return named
+
+
+def _rule_target(rule: Rule) -> Target:
+    return Target(rule.all, frozenset(), frozenset(rule.tools), frozenset(rule.tags), rule.cases)
+
+
+def _resolve(target: Target, cases: CaseIndex) -> list[str]:
+    found = [case_id for case_id in target.ids if case_id in cases]
+    if target.id_globs:
+        found += [c for c in cases.ids if any(fnmatch.fnmatchcase(c, g) for g in target.id_globs)]
+    if target.tools:
+        found += [c for c, f in cases.traces(cases.ids).items() if _calls(f, target.tools)]
+    if target.tags:
+        found += [c for c, f in cases.expecteds(cases.ids).items() if _tagged(f, target.tags)]
+    return sorted(set(found))
+
+
+def _calls(facts: TraceFacts, tools: frozenset[str]) -> bool:
+    # A trace we cannot read may call anything: select it rather than miss it.
+    return not facts.readable or not tools.isdisjoint(facts.tools)
+
+
+def _tagged(facts: ExpectedFacts, tags: frozenset[str]) -> bool:
+    return not facts.readable or not tags.isdisjoint(facts.tags)
+
+
+def _removed(
+    touched: Mapping[str, list[Reason]], layout: Layout, base_blob: BlobReader
+) -> Iterable[Removed]:
+    for case_id in sorted(touched):
+        raw = base_blob(layout.case_path(case_id, "trace.yaml"))
+        tools = trace_facts(raw).tools if raw is not None else ()
+        yield Removed(case_id, tuple(dict.fromkeys(touched[case_id])), tools)

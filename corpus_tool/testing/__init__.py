@@ -1,0 +1,1 @@
+"""Helpers for tests and benchmarks: synthetic data only, never real personal data or secrets."""
