@@ -69,6 +69,7 @@ def _run(trace_id: str, spans: list[dict[str, Any]], trace: dict[str, Any]) -> I
             events.append(made)
         elif span["span_data"].get("type") != "agent":
             kept.append(span)
+    events = _handoff_answers(events)
     events.extend(_agent_errors(spans, events))
     first_agent = next(iter(agents.values()), None)
     body = c.body(
@@ -130,7 +131,7 @@ def _event(span: dict[str, Any], node: str | None) -> dict[str, Any] | None:
         return c.model_event(None, [], None, [], usage=data.get("usage"), extra=extra, **where)
     if kind == "function":
         err = _tool_error(span.get("error"))
-        result = c.loads_maybe(data.get("output")) if data.get("output") is not None else None
+        result = data.get("output")  # the SDK exports str(output): kept as the model saw it
         extra["mcp_data"] = data.get("mcp_data")
         if err is not None:  # what the model was shown instead of a result
             extra["output"] = result
@@ -144,6 +145,51 @@ def _event(span: dict[str, Any], node: str | None) -> dict[str, Any] | None:
 
 
 _NOT_PARAMS = ("temperature", "base_url")
+
+
+def _handoff_answers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A handoff answers the model's `transfer_to_<agent>` call: record that answer too.
+
+    The SDK exports no function span for it; the result the model was shown is the tool
+    message the next generation's input holds for that call id.
+    """
+    out: list[dict[str, Any]] = []
+    for i, event in enumerate(events):
+        if event["type"] == "handoff":
+            call = _open_call(out)
+            if call is not None:
+                result = _shown_result(events[i + 1 :], call["id"])
+                where = {k: event.get(k) for k in ("node", "timestamp", "parent")}
+                out.append(
+                    c.tool_event(
+                        call["name"],
+                        call["id"],
+                        call["arguments"],
+                        result,
+                        extra={"handoff_to": event["to"]},
+                        **where,
+                    )  # fmt: skip
+                )
+        out.append(event)
+    return out
+
+
+def _open_call(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The last model call's requested call that no tool call has answered yet."""
+    answered = {e.get("call_id") for e in events if e["type"] == "tool_call"}
+    model = next((e for e in reversed(events) if e["type"] == "model_call"), None)
+    requested = (model or {}).get("response", {}).get("tool_calls") or []
+    return next((r for r in requested if r.get("id") and r["id"] not in answered), None)
+
+
+def _shown_result(later: list[dict[str, Any]], call_id: str) -> Any:
+    for event in later:
+        if event["type"] != "model_call":
+            continue
+        for msg in event["request"]["messages"]:
+            if msg.get("role") == "tool" and msg.get("tool_call_id") == call_id:
+                return msg.get("content")
+    return c.MISSING
 
 
 def _generation_output(output: Any) -> tuple[str | None, list[dict[str, Any]]]:

@@ -138,3 +138,71 @@ def test_openai_agents_replay_catches_a_changed_prompt(tmp_path: Path, corpus: P
     agent = chat_agent("Answer weather questions, briefly.", "gpt-4.1-mini")
     result = replay_case(corpus / "cases/weather", agent)
     assert result.divergence is not None and result.divergence.kind == "ModelRequest"
+
+
+def _run_handoff(tmp_path: Path) -> Path:
+    @agents.function_tool
+    def get_weather(city: str) -> str:
+        """Weather for a city."""
+        return f"sunny in {city}"
+
+    script = Script([
+        completion(calls=[("call_h", "transfer_to_weather_bot", {})]),
+        completion(calls=[("call_1", "get_weather", {"city": "Tokyo"})]),
+        completion("It is sunny in Tokyo."),
+    ])  # fmt: skip
+    client = openai.AsyncOpenAI(api_key="test", http_client=script.async_client())
+    model = agents.OpenAIChatCompletionsModel(model="gpt-4.1-mini", openai_client=client)
+    weather = agents.Agent(
+        name="weather_bot", instructions="Weather.", model=model, tools=[get_weather]
+    )
+    triage = agents.Agent(name="triage", instructions="Route.", model=model, handoffs=[weather])
+    collector = Collector()
+    agents.set_trace_processors([collector])
+    assert asyncio.run(agents.Runner.run(triage, "Weather in Tokyo?")).final_output
+    path = tmp_path / "handoff.json"
+    path.write_text(json.dumps({"trace": collector.traces[0], "spans": collector.spans}))
+    return path
+
+
+def _triage_agent(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
+    """The triage -> weather_bot pair, written against the Runtime."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "Route."},
+        {"role": "user", "content": case_input["user_message"]},
+    ]
+    while True:
+        reply = rt.model(messages, model="gpt-4.1-mini")
+        if not reply.tool_calls:
+            return {"status": "succeeded", "output": reply.content}
+        asked = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
+        messages.append({"role": "assistant", "content": reply.content, "tool_calls": asked})
+        for call in reply.tool_calls:
+            result = rt.tool(call.name, call.arguments)
+            messages.append({"role": "tool", "content": result, "tool_call_id": call.id})
+            if call.name == "transfer_to_weather_bot":
+                rt.emit("handoff", **{"from": "triage", "to": "weather_bot"})
+                messages[0] = {"role": "system", "content": "Weather."}
+
+
+def test_openai_agents_handoff_answers_the_transfer_call(tmp_path: Path) -> None:
+    (run,) = load(_run_handoff(tmp_path))
+    kinds = [(e["type"], e.get("tool") or e.get("to")) for e in run.body["events"]]
+    assert kinds == [
+        ("model_call", None),
+        ("tool_call", "transfer_to_weather_bot"),
+        ("handoff", "weather_bot"),
+        ("model_call", None),
+        ("tool_call", "get_weather"),
+        ("model_call", None),
+    ]
+    assert calls(run.body)[0] == ("transfer_to_weather_bot", {}, '{"assistant": "weather_bot"}')
+    assert run.body["events"][4]["node"] == "weather_bot"
+    assert problems(run.body) == []
+
+
+def test_openai_agents_handoff_case_replays_strictly(tmp_path: Path, corpus: Path) -> None:
+    assert main(["-C", str(corpus), "add", str(_run_handoff(tmp_path)), "--id", "handoff"]) == 0
+    result = replay_case(corpus / "cases/handoff", _triage_agent)
+    assert result.divergence is None, result.divergence
+    assert [e["type"] for e in result.events].count("handoff") == 1
