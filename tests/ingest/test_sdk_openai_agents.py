@@ -156,7 +156,15 @@ def _run_handoff(tmp_path: Path) -> Path:
     weather = agents.Agent(
         name="weather_bot", instructions="Weather.", model=model, tools=[get_weather]
     )
-    triage = agents.Agent(name="triage", instructions="Route.", model=model, handoffs=[weather])
+
+    @agents.input_guardrail
+    def polite(ctx: Any, agent: Any, text: Any) -> Any:
+        return agents.GuardrailFunctionOutput(output_info="ok", tripwire_triggered=False)
+
+    triage = agents.Agent(
+        name="triage", instructions="Route.", model=model, handoffs=[weather],
+        input_guardrails=[polite],
+    )  # fmt: skip
     collector = Collector()
     agents.set_trace_processors([collector])
     assert asyncio.run(agents.Runner.run(triage, "Weather in Tokyo?")).final_output
@@ -199,6 +207,10 @@ def test_openai_agents_handoff_answers_the_transfer_call(tmp_path: Path) -> None
     assert calls(run.body)[0] == ("transfer_to_weather_bot", {}, '{"assistant": "weather_bot"}')
     assert run.body["events"][4]["node"] == "weather_bot"
     assert problems(run.body) == []
+    guardrails = [s for s in run.body["extra"]["spans"] if s["span_data"]["type"] == "guardrail"]
+    assert [(g["span_data"]["name"], g["span_data"]["triggered"]) for g in guardrails] == [
+        ("polite", False)
+    ]
 
 
 def test_openai_agents_handoff_case_replays_strictly(tmp_path: Path, corpus: Path) -> None:
