@@ -168,7 +168,7 @@ def _handoff_answers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                         result,
                         extra={"handoff_to": event["to"]},
                         **where,
-                    )  # fmt: skip
+                    )
                 )
         out.append(event)
     return out

@@ -174,7 +174,7 @@ def _agent_errors(
 @dataclass(frozen=True)
 class _Merged:
     dropped: set[str]
-    absorbed: dict[str, list[Facts]]
+    absorbed: dict[str, list[tuple[Span, Facts]]]
 
 
 def _merge_nested(spans: list[Span], facts: dict[str, Facts]) -> _Merged:
@@ -194,13 +194,13 @@ def _merge_nested(spans: list[Span], facts: dict[str, Facts]) -> _Merged:
                 top = parent.span_id
         groups.setdefault(top, []).append(span.span_id)
     dropped: set[str] = set()
-    absorbed: dict[str, list[Facts]] = {}
+    absorbed: dict[str, list[tuple[Span, Facts]]] = {}
     for members in groups.values():
         if len(members) < 2:
             continue
         keep = max(enumerate(members), key=lambda p: (_richness(facts[p[1]]), p[0]))[1]
         dropped.update(m for m in members if m != keep)
-        absorbed[keep] = [facts[m] for m in members if m != keep]
+        absorbed[keep] = [(by_id[m], facts[m]) for m in members if m != keep]
     return _Merged(dropped, absorbed)
 
 
@@ -236,11 +236,20 @@ def _where(span: Span) -> dict[str, Any]:
 
 
 def _event(
-    span: Span, facts: Facts, conventions: Sequence[Convention], others: list[Facts] | None
+    span: Span,
+    facts: Facts,
+    conventions: Sequence[Convention],
+    others: list[tuple[Span, Facts]] | None,
 ) -> dict[str, Any] | None:
-    for other in others or []:
-        fill(facts, other)
     extra = {"span_id": span.span_id, "span_name": span.name, **_leftover(span, conventions)}
+    merged = []
+    for other, other_facts in others or []:
+        fill(facts, other_facts)
+        merged.append(
+            {"span_id": other.span_id, "span_name": other.name, **_leftover(other, conventions)}
+        )
+    if merged:  # the other spans of this one call: their leftovers stay visible
+        extra["merged_spans"] = merged
     if facts.get("requested_model"):
         extra["requested_model"] = facts["requested_model"]
     if facts["kind"] == "model":
@@ -265,6 +274,7 @@ def _event(
             c.arguments(facts.get("arguments")),
             facts.get("result", c.MISSING),
             error=exception_of(span),
+            stack=stack_of(span),
             node=facts.get("agent"),
             extra=extra,
             **_where(span),
