@@ -278,3 +278,24 @@ def test_every_sample_imports_or_is_refused_for_a_reason(
         assert main(["-C", str(root), "validate"]) == 0
     else:
         assert any(reason in err for reason in REFUSALS), err
+
+
+def test_tau2_reconstructed_run_names_no_model_and_is_refused(samples: Path) -> None:
+    (run,) = load(samples / "tau2_bench/tau2_retail_example_trajectory.RECONSTRUCTED.json")
+    assert [t for t, _, _ in calls(run.body)][:2] == [
+        "find_user_id_by_name_zip",
+        "get_order_details",
+    ]
+    assert calls(run.body)[0][1:] == (
+        {"first_name": "Yusuf", "last_name": "Rossi", "zip": "19122"},
+        "yusuf_rossi_9620",
+    )
+    assert run.body["terminal"]["output"].startswith("Done! Your thermostat exchange is requested")
+    assert any("names no model id" in p for p in problems(run.body))
+
+
+def test_langsmith_reasoning_run_output(samples: Path) -> None:
+    (run,) = load(samples / "langsmith/langsmith-sdk_langsmith_py_wrap_openai_reasoning.json")
+    assert run.body["recorded"]["models"] == ["o1-mini-2024-09-12"]
+    assert "Bash script" in run.body["terminal"]["output"]
+    assert run.body["input"]["user_message"].startswith("Write a bash script")
