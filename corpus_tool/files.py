@@ -18,7 +18,7 @@ from corpus_tool.errors import InputError
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C speed where libyaml is built
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+class _Loader(_BaseLoader):  # type: ignore[misc]
     """Safe loader that keeps timestamps as the strings they were written as.
 
     Corpus files are JSON-shaped: `expires: 2026-12-31` must read as the string the schemas
