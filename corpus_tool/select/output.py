@@ -103,10 +103,11 @@ def as_json(report: Report, out: TextIO, err: TextIO) -> None:
 def text(report: Report, out: TextIO, err: TextIO) -> None:
     """A summary for people, the reasons under each case with --explain."""
     selection = report.selection
+    changed = len(selection.changes)
     out.write(
         f"{len(report.selected)} of {len(selection.cases.ids)} cases affected by "
-        f"{len(selection.changes)} changed files ({report.merge_base[:12]}...{report.head[:12]})"
-        f"{_shard_note(report)}\n"
+        f"{changed} changed file{'' if changed == 1 else 's'} "
+        f"({report.merge_base[:12]}...{report.head[:12]}){_shard_note(report)}\n"
     )
     for case_id in report.selected:
         out.write(f"  {case_id}\n")
