@@ -124,6 +124,11 @@ def line_of(lines: dict[tuple[str | int, ...], int], where: tuple[str | int, ...
     return None
 
 
+def line_at(text: str | bytes, where: tuple[str | int, ...]) -> int | None:
+    """The line of `where` (or of its deepest known prefix) in a YAML document."""
+    return line_of(yaml_lines(text), where)
+
+
 def atomic_write(path: Path, text: str) -> None:
     """Write text to path so that readers see the old file or the new one, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)

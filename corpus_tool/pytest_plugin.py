@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from corpus_tool.corpus import CONFIG_NAME, open_corpus
+from corpus_tool.corpus import CONFIG_NAME, Corpus, open_corpus
 from corpus_tool.errors import CorpusError
 
 MARKERS = {
@@ -57,7 +57,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not (root / CONFIG_NAME).is_file():
         raise pytest.UsageError(f"--corpus {given}: no {CONFIG_NAME} there")
     wanted = config.getoption("corpus_case", default=None) or []
-    unknown = sorted(set(wanted) - {p.name for p in (root / "cases").glob("*") if p.is_dir()})
+    unknown = sorted(set(wanted) - set(Corpus(root).case_ids()))
     if unknown:
         raise pytest.UsageError(f"--corpus-case: no such case {', '.join(unknown)} in {given}")
     # Without explicit paths pytest would collect `testpaths`; --corpus asks for the corpus.

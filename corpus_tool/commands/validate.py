@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from corpus_tool import validation
-from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS, Corpus, find_root, load_config
+from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS, Corpus, find_root, load_config, locate
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import REPORTERS, Finding, sort_findings
 from corpus_tool.redact.guard import open_guard
@@ -82,16 +82,7 @@ def _open(root: Path) -> Corpus:
 
 
 def _whole(root: Path | None, cwd: Path) -> Targets:
-    if root is None:
-        found = find_root(cwd)
-        if found is None:
-            raise UsageError(
-                "no corpus.yaml in this directory or above; use -C DIR or `corpus init`"
-            )
-        root = found
-    elif not (root / CONFIG_NAME).is_file():
-        raise UsageError(f"{root}: no corpus.yaml here; run `corpus init {root}` first")
-    corpus = _open(root)
+    corpus = _open(locate(root, cwd))
     return Targets(corpus, True, set(corpus.case_ids()), set(corpus.waiver_paths()), whole=True)
 
 
