@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from corpus_tool.events import parse_time
+
 Path_ = tuple[str | int, ...]
 
 
@@ -128,16 +130,6 @@ def _call_links(events: list[dict[str, Any]]) -> Iterator[Problem]:
                 f"tool_call {event.get('tool')}{ref} at seq {event.get('seq')} "
                 "answers no model request",
             )
-
-
-def parse_time(value: Any) -> datetime | None:
-    """An ISO 8601 timestamp (with `Z` accepted) as an aware or naive datetime, or None."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        return None
 
 
 def _timestamps(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Problem]:

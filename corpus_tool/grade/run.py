@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from corpus_tool.events import parse_error
 from corpus_tool.grade.scorers import Scorer
 
 IDEMPOTENCY_ARG = "idempotency_key"
@@ -129,8 +130,8 @@ def _error_of(error: Any) -> tuple[str, str] | None:
     if isinstance(error, Mapping) and error.get("type"):
         return str(error["type"]), str(error.get("message") or "")
     if isinstance(error, str) and error:
-        head, _, tail = error.partition(":")
-        return head.strip(), tail.strip()
+        parsed = parse_error(error)
+        return parsed["type"], parsed["message"]
     return None
 
 
