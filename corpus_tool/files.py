@@ -164,6 +164,11 @@ def staged_dir(final: Path, replace: bool = False) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def canonical_json(value: Any) -> str:
+    """One line of JSON, keys sorted, unicode as is: the stable text to compare or show a value."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
 def dump_yaml(data: Any) -> str:
     """Machine-written YAML: block style, key order kept, unicode as is, stable across runs."""
     return yaml.dump(

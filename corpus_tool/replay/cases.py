@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -173,7 +172,7 @@ def _grade(
 
 
 def _fingerprint(run: Replay) -> str:
-    return json.dumps([run.events, run.terminal], sort_keys=True, default=str)
+    return files.canonical_json([run.events, run.terminal])
 
 
 def _since(started: float) -> float:

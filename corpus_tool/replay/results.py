@@ -150,5 +150,5 @@ def detail_lines(result: CaseResult) -> list[str]:
 
 
 def _compact(value: Any, limit: int = 100) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    text = files.canonical_json(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
