@@ -73,11 +73,6 @@ def parse_json(raw: bytes, path: Path) -> Any:
         ) from None
 
 
-def read_json(path: Path, limit: int | None = None) -> Any:
-    """Read and parse a JSON file."""
-    return parse_json(read_bytes(path, limit), path)
-
-
 def parse_yaml(text: str | bytes, path: Path) -> Any:
     """Parse one YAML document with the safe (C) loader."""
     try:

@@ -14,7 +14,6 @@ from corpus_tool.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-SAMPLES = ROOT.parent / "shared" / "samples"
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
     "GIT_AUTHOR_EMAIL": "author@example.invalid",
