@@ -253,3 +253,7 @@ def test_waiver_may_name_the_replay_checks(
     )
     code, out, _ = run(capsys, "-C", str(corpus), "validate")
     assert code == 0, out
+    waiver = corpus / "waivers/W-0001.yaml"
+    waiver.write_text(waiver.read_text().replace("replay.determinism", "replay.speed"))
+    code, out, _ = run(capsys, "-C", str(corpus), "validate")
+    assert code == 1 and "unknown check replay.speed; known: all, errors." in out
