@@ -91,3 +91,12 @@ def redaction_key(monkeypatch: pytest.MonkeyPatch) -> str:
     """Every test runs with a known redaction key; tests of the keyless path delete it."""
     monkeypatch.setenv("CORPUS_REDACTION_KEY", TEST_KEY)
     return TEST_KEY
+
+
+@pytest.fixture(scope="session")
+def installed_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel of this checkout installed (built once per test session)."""
+    from tests.installed import build_wheel, venv_with
+
+    where = tmp_path_factory.mktemp("installed")
+    return venv_with(build_wheel(where), where)
