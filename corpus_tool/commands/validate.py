@@ -55,6 +55,17 @@ def validate(
     return 1 if findings else 0
 
 
+def corpus_findings(
+    corpus: Corpus, today: date, show: validation.Show, environ: Mapping[str, str]
+) -> list[Finding]:
+    """Every finding of a whole corpus, sorted (what `corpus check` reports first)."""
+    return sort_findings(_check(_everything(corpus), today, show, environ))
+
+
+def _everything(corpus: Corpus) -> Targets:
+    return Targets(corpus, True, set(corpus.case_ids()), set(corpus.waiver_paths()), whole=True)
+
+
 def _check(
     target: Targets, today: date, show: validation.Show, environ: Mapping[str, str]
 ) -> list[Finding]:
@@ -82,8 +93,7 @@ def _open(root: Path) -> Corpus:
 
 
 def _whole(root: Path | None, cwd: Path) -> Targets:
-    corpus = _open(locate(root, cwd))
-    return Targets(corpus, True, set(corpus.case_ids()), set(corpus.waiver_paths()), whole=True)
+    return _everything(_open(locate(root, cwd)))
 
 
 def _targets_for_paths(paths: Iterable[Path], cwd: Path) -> list[Targets]:
