@@ -120,6 +120,7 @@ class CaseItem(pytest.Item):
     """One case: replay and grade it like `corpus replay CASE`."""
 
     def runtest(self) -> None:
+        from corpus_tool.grade import grade_checks
         from corpus_tool.replay import results
         from corpus_tool.replay.cases import broken, load_case, run_case, skip_reason
         from corpus_tool.replay.loader import entrypoint
@@ -134,7 +135,7 @@ class CaseItem(pytest.Item):
             pytest.skip(reason)
         mode = self.config.getoption("corpus_mode", default=None)
         with entrypoint(corpus) as agent:
-            result = run_case(corpus, loaded, agent, mode)
+            result = run_case(corpus, loaded, agent, mode, grader=grade_checks)
         if result.verdict in ("failed", "error") or (
             result.verdict == "known_unknown" and result.failed_checks
         ):

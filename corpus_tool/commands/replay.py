@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import UsageError
+from corpus_tool.grade import grade_checks
 from corpus_tool.replay import results as report
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.suite import RunOptions, run, select
@@ -40,9 +41,9 @@ def execute(
     if options.run.repeat < 1:
         raise UsageError("--repeat must be at least 1")
     if options.output == "json":
-        return run(corpus, ids, options.run)
+        return run(corpus, ids, options.run, grader=grade_checks)
     with _progress(out, len(ids)) as say:
-        return run(corpus, ids, options.run, lambda r: say(report.headline(r)))
+        return run(corpus, ids, options.run, lambda r: say(report.headline(r)), grader=grade_checks)
 
 
 def finish(
