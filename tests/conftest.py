@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +33,10 @@ class Result:
     code: int
     out: str
     err: str
+
+    def __iter__(self) -> Iterator[int | str]:
+        """`code, out, err = cli(...)`."""
+        return iter((self.code, self.out, self.err))
 
 
 Cli = Callable[..., Result]
