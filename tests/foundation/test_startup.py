@@ -37,3 +37,9 @@ def test_validate_loads_no_replay_grading_git_or_rich() -> None:
     modules = _modules_after("-C", str(EXAMPLES / "corpus"), "validate", cwd=ROOT)
     assert "corpus_tool.validation" in modules
     assert _loaded(modules, "corpus_tool.replay", "corpus_tool.grade", "rich", "git") == []
+
+
+def test_init_loads_no_validator_redaction_or_replay(tmp_path: Path) -> None:
+    modules = _modules_after("init", str(tmp_path / "corpus"), cwd=ROOT)
+    assert (tmp_path / "corpus" / "corpus.yaml").is_file()
+    assert _loaded(modules, "jsonschema", "corpus_tool.redact", "corpus_tool.replay") == []
