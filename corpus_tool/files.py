@@ -159,6 +159,11 @@ def staged_dir(final: Path, replace: bool = False) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def json_text(document: Any) -> str:
+    """A JSON document as commands print and write it: indented, unicode as is, newline-ended."""
+    return json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
 def canonical_json(value: Any) -> str:
     """One line of JSON, keys sorted, unicode as is: the stable text to compare or show a value."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from corpus_tool import files
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import UsageError
 from corpus_tool.grade import grade_checks
@@ -61,7 +61,7 @@ def finish(
     if options.junit is not None:
         report.write_junit(options.junit, corpus, results)
     if options.output == "json":
-        out.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+        out.write(files.json_text(doc))
         return
     for result in sorted(results, key=lambda r: r.case):
         details = report.detail_lines(result)
