@@ -32,3 +32,7 @@ def __getattr__(name: str) -> object:
         globals()[name] = value  # later look-ups skip this function
         return value
     raise AttributeError(f"module 'corpus_tool' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
