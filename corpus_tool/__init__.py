@@ -2,18 +2,37 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
 
-from corpus_tool.replay.runtime import Runtime
-from corpus_tool.replay.values import ModelResponse, ToolCall, ToolError
+if TYPE_CHECKING:
+    from corpus_tool.replay.record import record
+    from corpus_tool.replay.runtime import Runtime
+    from corpus_tool.replay.values import ModelResponse, ToolCall, ToolError
 
 __all__ = ["ModelResponse", "Runtime", "ToolCall", "ToolError", "__version__", "record"]
 
+# The public API is imported on first use: `corpus --help`, `corpus validate` and the other
+# commands that never replay do not pay for the replay runtime.
+_LAZY = {
+    "Runtime": "corpus_tool.replay.runtime",
+    "ModelResponse": "corpus_tool.replay.values",
+    "ToolCall": "corpus_tool.replay.values",
+    "ToolError": "corpus_tool.replay.values",
+    "record": "corpus_tool.replay.record",
+}
+
 
 def __getattr__(name: str) -> object:
-    # record mode is imported on first use: most users of the package only replay
-    if name == "record":
-        from corpus_tool.replay.record import record
+    if name in _LAZY:
+        import importlib
 
-        return record
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
     raise AttributeError(f"module 'corpus_tool' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

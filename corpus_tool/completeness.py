@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from corpus_tool.events import parse_time
+
 Path_ = tuple[str | int, ...]
 
 
@@ -70,6 +72,10 @@ def _results(events: list[dict[str, Any]]) -> Iterator[Problem]:
             )
 
 
+Indexed = list[tuple[int, dict[str, Any]]]
+"""(index in the event list, the event or requested call)."""
+
+
 def _call_links(events: list[dict[str, Any]]) -> Iterator[Problem]:
     """Model-requested calls and tool_call events pair up: by call id, else by name in order."""
     requests = [
@@ -81,6 +87,32 @@ def _call_links(events: list[dict[str, Any]]) -> Iterator[Problem]:
     ]
     calls = [(i, e) for i, e in enumerate(events) if e.get("type") == "tool_call"]
     open_calls = {i for i, _ in calls}
+    for i, request in _link_by_id(requests, calls, open_calls):
+        j = _answer_by_name(i, request, calls, open_calls)
+        if j is None:
+            ref = f" (call id {request['id']})" if request.get("id") else ""
+            yield Problem(
+                ("events", i, "response", "tool_calls"),
+                "completeness.tool_link",
+                f"model asked for {request.get('name')}{ref} at seq {events[i].get('seq')} "
+                "but no tool_call event answers it",
+            )
+        else:
+            open_calls.discard(j)
+    requested_names = {r.get("name") for _, r in requests}
+    for j, event in calls:
+        if j in open_calls and (event.get("call_id") or event.get("tool") in requested_names):
+            ref = f" call id {event['call_id']}" if event.get("call_id") else ""
+            yield Problem(
+                ("events", j),
+                "completeness.tool_link",
+                f"tool_call {event.get('tool')}{ref} at seq {event.get('seq')} "
+                "answers no model request",
+            )
+
+
+def _link_by_id(requests: Indexed, calls: Indexed, open_calls: set[int]) -> Indexed:
+    """Close the tool calls answering a request by call id; the requests left unanswered."""
     by_id: dict[Any, list[int]] = {}
     for i, event in calls:
         if event.get("call_id"):
@@ -96,48 +128,24 @@ def _call_links(events: list[dict[str, Any]]) -> Iterator[Problem]:
         open_calls.difference_update(answers)
         if not answers:
             unmatched.append((i, request))
-    requested_names = {r.get("name") for _, r in requests}
-    for i, request in unmatched:
-        j = next(
-            (
-                j
-                for j, e in calls
-                if j in open_calls
-                and j > i
-                and not e.get("call_id")
-                and e.get("tool") == request.get("name")
-            ),
-            None,
-        )
-        if j is None:
-            ref = f" (call id {request['id']})" if request.get("id") else ""
-            yield Problem(
-                ("events", i, "response", "tool_calls"),
-                "completeness.tool_link",
-                f"model asked for {request.get('name')}{ref} at seq {events[i].get('seq')} "
-                "but no tool_call event answers it",
-            )
-        else:
-            open_calls.discard(j)
-    for j, event in calls:
-        if j in open_calls and (event.get("call_id") or event.get("tool") in requested_names):
-            ref = f" call id {event['call_id']}" if event.get("call_id") else ""
-            yield Problem(
-                ("events", j),
-                "completeness.tool_link",
-                f"tool_call {event.get('tool')}{ref} at seq {event.get('seq')} "
-                "answers no model request",
-            )
+    return unmatched
 
 
-def parse_time(value: Any) -> datetime | None:
-    """An ISO 8601 timestamp (with `Z` accepted) as an aware or naive datetime, or None."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        return None
+def _answer_by_name(
+    i: int, request: dict[str, Any], calls: Indexed, open_calls: set[int]
+) -> int | None:
+    """The first open, id-less tool call of the requested name after the request."""
+    return next(
+        (
+            j
+            for j, e in calls
+            if j in open_calls
+            and j > i
+            and not e.get("call_id")
+            and e.get("tool") == request.get("name")
+        ),
+        None,
+    )
 
 
 def _timestamps(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Problem]:

@@ -99,25 +99,28 @@ def load_config(root: Path) -> dict[str, Any]:
     errors = schema.errors("corpus", data)
     if errors:
         first = errors[0]
-        line = files.line_of(files.yaml_lines(path.read_bytes()), tuple(first.absolute_path))
+        line = files.line_at(path.read_bytes(), tuple(first.absolute_path))
         where = schema.json_path(first.absolute_path)
         raise InputError(f"{where}: {first.message}; see `corpus validate`", path, line)
     return data
 
 
-def open_corpus(directory: Path | None, cwd: Path) -> Corpus:
-    """The corpus named by -C, or found by walking up from the current directory."""
-    if directory is not None:
-        root = (cwd / directory).resolve()
-        if not (root / CONFIG_NAME).is_file():
-            raise UsageError(
-                f"{directory}: no corpus.yaml here; run `corpus init {directory}` first"
-            )
-    else:
+def locate(directory: Path | None, cwd: Path) -> Path:
+    """The root of the corpus named by -C, or found by walking up from the current directory."""
+    if directory is None:
         found = find_root(cwd)
         if found is None:
             raise UsageError(
                 "no corpus.yaml in this directory or above; use -C DIR or `corpus init`"
             )
-        root = found
+        return found
+    root = (cwd / directory).resolve()
+    if not (root / CONFIG_NAME).is_file():
+        raise UsageError(f"{directory}: no corpus.yaml here; run `corpus init {directory}` first")
+    return root
+
+
+def open_corpus(directory: Path | None, cwd: Path) -> Corpus:
+    """The corpus named by -C, or found by walking up from the current directory."""
+    root = locate(directory, cwd)
     return Corpus(root=root, config=load_config(root))

@@ -73,11 +73,6 @@ def parse_json(raw: bytes, path: Path) -> Any:
         ) from None
 
 
-def read_json(path: Path, limit: int | None = None) -> Any:
-    """Read and parse a JSON file."""
-    return parse_json(read_bytes(path, limit), path)
-
-
 def parse_yaml(text: str | bytes, path: Path) -> Any:
     """Parse one YAML document with the safe (C) loader."""
     try:
@@ -124,6 +119,11 @@ def line_of(lines: dict[tuple[str | int, ...], int], where: tuple[str | int, ...
     return None
 
 
+def line_at(text: str | bytes, where: tuple[str | int, ...]) -> int | None:
+    """The line of `where` (or of its deepest known prefix) in a YAML document."""
+    return line_of(yaml_lines(text), where)
+
+
 def atomic_write(path: Path, text: str) -> None:
     """Write text to path so that readers see the old file or the new one, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -157,6 +157,16 @@ def staged_dir(final: Path, replace: bool = False) -> Iterator[Path]:
             os.rename(tmp, final)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def json_text(document: Any) -> str:
+    """A JSON document as commands print and write it: indented, unicode as is, newline-ended."""
+    return json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def canonical_json(value: Any) -> str:
+    """One line of JSON, keys sorted, unicode as is: the stable text to compare or show a value."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def dump_yaml(data: Any) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Protocol, TextIO
+
+from corpus_tool.files import json_text
 
 
 @dataclass(frozen=True, order=True)
@@ -53,7 +54,7 @@ def text_reporter(findings: list[Finding], out: TextIO, checked: int) -> None:
 def json_reporter(findings: list[Finding], out: TextIO, checked: int) -> None:
     """A stable JSON document: {checked, findings: [...]}."""
     doc = {"checked": checked, "findings": [asdict(f) for f in findings]}
-    out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    out.write(json_text(doc))
 
 
 REPORTERS: dict[str, Reporter] = {"text": text_reporter, "json": json_reporter}

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from corpus_tool.corpus import CONFIG_NAME, open_corpus
+from corpus_tool.corpus import CONFIG_NAME, Corpus, open_corpus
 from corpus_tool.errors import CorpusError
 
 MARKERS = {
@@ -57,7 +57,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not (root / CONFIG_NAME).is_file():
         raise pytest.UsageError(f"--corpus {given}: no {CONFIG_NAME} there")
     wanted = config.getoption("corpus_case", default=None) or []
-    unknown = sorted(set(wanted) - {p.name for p in (root / "cases").glob("*") if p.is_dir()})
+    unknown = sorted(set(wanted) - set(Corpus(root).case_ids()))
     if unknown:
         raise pytest.UsageError(f"--corpus-case: no such case {', '.join(unknown)} in {given}")
     # Without explicit paths pytest would collect `testpaths`; --corpus asks for the corpus.
@@ -120,6 +120,7 @@ class CaseItem(pytest.Item):
     """One case: replay and grade it like `corpus replay CASE`."""
 
     def runtest(self) -> None:
+        from corpus_tool.grade import grade_checks
         from corpus_tool.replay import results
         from corpus_tool.replay.cases import broken, load_case, run_case, skip_reason
         from corpus_tool.replay.loader import entrypoint
@@ -134,7 +135,7 @@ class CaseItem(pytest.Item):
             pytest.skip(reason)
         mode = self.config.getoption("corpus_mode", default=None)
         with entrypoint(corpus) as agent:
-            result = run_case(corpus, loaded, agent, mode)
+            result = run_case(corpus, loaded, agent, mode, grader=grade_checks)
         if result.verdict in ("failed", "error") or (
             result.verdict == "known_unknown" and result.failed_checks
         ):

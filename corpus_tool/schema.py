@@ -5,10 +5,11 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 KINDS = ("trace", "expected", "waiver", "corpus")
 CURRENT_VERSION = {kind: 1 for kind in KINDS}
@@ -33,6 +34,10 @@ def load_schema(kind: str) -> dict[str, Any]:
 @functools.cache
 def validator(kind: str) -> Draft202012Validator:
     """A validator for `kind`, built once per process."""
+    # imported here: jsonschema takes longer to import than most commands take to run, and
+    # `corpus init`, `keygen` and the JSON-path helpers never validate
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(
         load_schema(kind), format_checker=Draft202012Validator.FORMAT_CHECKER
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +14,6 @@ from corpus_tool.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-SAMPLES = ROOT.parent / "shared" / "samples"
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
     "GIT_AUTHOR_EMAIL": "author@example.invalid",
@@ -34,6 +33,10 @@ class Result:
     code: int
     out: str
     err: str
+
+    def __iter__(self) -> Iterator[int | str]:
+        """`code, out, err = cli(...)`."""
+        return iter((self.code, self.out, self.err))
 
 
 Cli = Callable[..., Result]
@@ -92,3 +95,12 @@ def redaction_key(monkeypatch: pytest.MonkeyPatch) -> str:
     """Every test runs with a known redaction key; tests of the keyless path delete it."""
     monkeypatch.setenv("CORPUS_REDACTION_KEY", TEST_KEY)
     return TEST_KEY
+
+
+@pytest.fixture(scope="session")
+def installed_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel of this checkout installed (built once per test session)."""
+    from tests.installed import build_wheel, venv_with
+
+    where = tmp_path_factory.mktemp("installed")
+    return venv_with(build_wheel(where), where)

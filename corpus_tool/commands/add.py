@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 from collections.abc import Mapping
@@ -195,7 +194,7 @@ def _report(corpus: Corpus, planned: list[_Planned], output: str, out: TextIO) -
     summaries = [_summary(corpus, p) for p in planned]
     if output == "json":
         doc: Any = summaries[0] if len(summaries) == 1 else summaries
-        out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        out.write(files.json_text(doc))
         return
     for case, summary in zip(planned, summaries, strict=True):
         where = summary["path"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from corpus_tool import files, schema
-from corpus_tool.corpus import CONFIG_NAME, find_root, load_config
+from corpus_tool.corpus import load_config, locate
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.select.cache import FactCache
 from corpus_tool.select.facts import ExpectedFacts, TraceFacts
@@ -53,7 +53,7 @@ def affected(
 ) -> int:
     """Print the selection; 0 whether or not anything is selected."""
     _check_options(options)
-    root = _corpus_root(directory, cwd)
+    root = locate(directory, cwd)
     repo = Repository.discover(root)
     layout = Layout.at(os.path.relpath(root, repo.root))
     sides = _sides(repo, layout, options)
@@ -78,18 +78,6 @@ def _check_options(options: AffectedOptions) -> None:
             f"--shard {spec.count} lists every shard, which only --format json or "
             "github-matrix can show; give K/N to pick one shard"
         )
-
-
-def _corpus_root(directory: Path | None, cwd: Path) -> Path:
-    if directory is None:
-        found = find_root(cwd)
-        if found is None:
-            raise UsageError("no corpus.yaml in this directory or above; use -C DIR")
-        return found
-    root = (cwd / directory).resolve()
-    if not (root / CONFIG_NAME).is_file():
-        raise UsageError(f"{directory}: no corpus.yaml here; run `corpus init {directory}` first")
-    return root
 
 
 def _sides(repo: Repository, layout: Layout, options: AffectedOptions) -> Sides:

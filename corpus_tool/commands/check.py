@@ -9,11 +9,10 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import validation
 from corpus_tool.commands.replay import ReplayOptions, execute, finish
+from corpus_tool.commands.validate import corpus_findings
 from corpus_tool.corpus import Corpus
-from corpus_tool.findings import Finding, sort_findings
-from corpus_tool.redact.guard import open_guard
+from corpus_tool.findings import Finding
 from corpus_tool.replay.suite import select
 
 
@@ -49,10 +48,4 @@ def _validate(corpus: Corpus, today: date, cwd: Path, environ: Mapping[str, str]
         except ValueError:
             return str(path)
 
-    guard = open_guard(corpus.root, corpus.config, corpus.waiver_paths(), environ, today, show)
-    found = guard.problems + validation.check_config(corpus, show, guard.inspect)
-    for case_id in corpus.case_ids():
-        found.extend(validation.check_case(corpus, case_id, show, guard.inspect))
-    for waiver in corpus.waiver_paths():
-        found.extend(validation.check_waiver(corpus, waiver, today, show, guard.inspect))
-    return sort_findings(found + guard.stale())
+    return corpus_findings(corpus, today, show, environ)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from corpus_tool import files
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import UsageError
+from corpus_tool.grade import grade_checks
 from corpus_tool.replay import results as report
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.suite import RunOptions, run, select
@@ -40,9 +41,9 @@ def execute(
     if options.run.repeat < 1:
         raise UsageError("--repeat must be at least 1")
     if options.output == "json":
-        return run(corpus, ids, options.run)
+        return run(corpus, ids, options.run, grader=grade_checks)
     with _progress(out, len(ids)) as say:
-        return run(corpus, ids, options.run, lambda r: say(report.headline(r)))
+        return run(corpus, ids, options.run, lambda r: say(report.headline(r)), grader=grade_checks)
 
 
 def finish(
@@ -60,7 +61,7 @@ def finish(
     if options.junit is not None:
         report.write_junit(options.junit, corpus, results)
     if options.output == "json":
-        out.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+        out.write(files.json_text(doc))
         return
     for result in sorted(results, key=lambda r: r.case):
         details = report.detail_lines(result)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from corpus_tool import validation
-from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS, Corpus, find_root, load_config
+from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS, Corpus, find_root, load_config, locate
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import REPORTERS, Finding, sort_findings
 from corpus_tool.redact.guard import open_guard
@@ -55,6 +55,17 @@ def validate(
     return 1 if findings else 0
 
 
+def corpus_findings(
+    corpus: Corpus, today: date, show: validation.Show, environ: Mapping[str, str]
+) -> list[Finding]:
+    """Every finding of a whole corpus, sorted (what `corpus check` reports first)."""
+    return sort_findings(_check(_everything(corpus), today, show, environ))
+
+
+def _everything(corpus: Corpus) -> Targets:
+    return Targets(corpus, True, set(corpus.case_ids()), set(corpus.waiver_paths()), whole=True)
+
+
 def _check(
     target: Targets, today: date, show: validation.Show, environ: Mapping[str, str]
 ) -> list[Finding]:
@@ -82,17 +93,7 @@ def _open(root: Path) -> Corpus:
 
 
 def _whole(root: Path | None, cwd: Path) -> Targets:
-    if root is None:
-        found = find_root(cwd)
-        if found is None:
-            raise UsageError(
-                "no corpus.yaml in this directory or above; use -C DIR or `corpus init`"
-            )
-        root = found
-    elif not (root / CONFIG_NAME).is_file():
-        raise UsageError(f"{root}: no corpus.yaml here; run `corpus init {root}` first")
-    corpus = _open(root)
-    return Targets(corpus, True, set(corpus.case_ids()), set(corpus.waiver_paths()), whole=True)
+    return _everything(_open(locate(root, cwd)))
 
 
 def _targets_for_paths(paths: Iterable[Path], cwd: Path) -> list[Targets]:

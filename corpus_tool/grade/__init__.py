@@ -70,6 +70,20 @@ def grade(
     return results
 
 
+def grade_checks(
+    expect: Mapping[str, Any],
+    events: Sequence[Mapping[str, Any]],
+    terminal: Mapping[str, Any],
+    scorer: str | None,
+) -> list[dict[str, Any]]:
+    """`grade` with the scorer named by a setting, results as the dicts results documents hold."""
+    results = grade(expect, events, terminal, scorer=resolve_scorer(scorer))
+    return [
+        {"name": r.name, "passed": r.passed, "message": r.message, "details": dict(r.details)}
+        for r in results
+    ]
+
+
 __all__ = [
     "CHECK_NAMES",
     "GRADERS",
@@ -78,6 +92,7 @@ __all__ = [
     "Grader",
     "Scorer",
     "grade",
+    "grade_checks",
     "lexical_scorer",
     "resolve_scorer",
 ]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from corpus_tool.errors import CorpusError
+from corpus_tool.files import canonical_json
 from corpus_tool.grade.registry import Check, TableGrader
 from corpus_tool.grade.result import CheckResult, failed, passed, verdict
 from corpus_tool.grade.run import Run, names, show
@@ -22,7 +22,7 @@ def output_text(run: Run) -> str | None:
     value = run.terminal.get("output")
     if value is None or isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return canonical_json(value)
 
 
 def contains(needles: list[str], run: Run) -> CheckResult:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from corpus_tool.events import parse_error
+from corpus_tool.files import canonical_json
 from corpus_tool.grade.scorers import Scorer
 
 IDEMPOTENCY_ARG = "idempotency_key"
@@ -30,8 +31,7 @@ class ToolCall:
     def request(self) -> str:
         """The call's identity for repeats: tool and canonical arguments, the key left out."""
         args = {k: v for k, v in self.arguments.items() if k != IDEMPOTENCY_ARG}
-        text = json.dumps(_canonical(args), sort_keys=True, default=str, ensure_ascii=False)
-        return f"{self.tool} {text}"
+        return f"{self.tool} {canonical_json(_canonical(args))}"
 
 
 @dataclass(frozen=True)
@@ -129,14 +129,14 @@ def _error_of(error: Any) -> tuple[str, str] | None:
     if isinstance(error, Mapping) and error.get("type"):
         return str(error["type"]), str(error.get("message") or "")
     if isinstance(error, str) and error:
-        head, _, tail = error.partition(":")
-        return head.strip(), tail.strip()
+        parsed = parse_error(error)
+        return parsed["type"], parsed["message"]
     return None
 
 
 def show(value: Any, limit: int = 80) -> str:
     """A value as JSON on one line, cut to `limit` characters, for messages."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    text = canonical_json(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

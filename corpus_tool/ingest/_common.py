@@ -12,6 +12,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from corpus_tool.files import canonical_json
+
 # importers reach every shared helper through this module
 from corpus_tool.ingest.chat import (
     message,
@@ -206,7 +208,7 @@ def derived_config_hash(events: list[dict[str, Any]]) -> str | None:
     facts = {"system": system[:1], "tools": tools, "models": models_of(events)}
     if not any(facts.values()):
         return None
-    blob = json.dumps(facts, sort_keys=True, ensure_ascii=False, default=str)
+    blob = canonical_json(facts)
     return "derived-" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
+from corpus_tool.events import parse_error
 from corpus_tool.ingest import Imported
+from corpus_tool.ingest._common import models_of
 
 EVENT_TYPES = (
     "llm_request",
@@ -131,9 +133,7 @@ def _recorded(
         if data.get(camel) is not None:
             recorded[key] = data[camel]
     recorded["agent"] = facts
-    recorded["models"] = sorted(
-        {e["model"] for e in events if e["type"] == "model_call" and e.get("model")}
-    )
+    recorded["models"] = models_of(events)
     if schema_hash is not None:
         recorded["tool_schema_hash"] = schema_hash
     return recorded
@@ -270,17 +270,6 @@ def _tool_call(event: dict[str, Any], where: str, path: Path) -> dict[str, Any]:
     else:
         extra.pop("error", None)
     return _finish(_ordered(out, ("seq", "type", "node", "tool", "call_id", "arguments")), extra)
-
-
-def parse_error(raw: Any) -> dict[str, str]:
-    """`"Type: message"`, `{type, message}` or anything else, as `{type, message}`."""
-    if isinstance(raw, dict):
-        return {"type": str(raw.get("type") or "Error"), "message": str(raw.get("message") or "")}
-    text = str(raw)
-    head, sep, tail = text.partition(":")
-    if sep and head and " " not in head.strip():
-        return {"type": head.strip(), "message": tail.strip()}
-    return {"type": "Error", "message": text}
 
 
 def _error(event: dict[str, Any], where: str, path: Path) -> dict[str, Any]:

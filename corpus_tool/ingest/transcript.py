@@ -46,24 +46,26 @@ def events(
         elif msg.get("role") == "assistant":
             calls = [_fresh(call, asked, renamed) for call in msg.get("tool_calls") or []]
             asked.update({call["id"]: call for call in calls})
-            content = c.text_of(msg.get("content"))
-            out.append(
-                c.model_event(
-                    model_of(raw),
-                    list(history),
-                    content,
-                    calls,
-                    usage=raw.get("usage"),
-                    **more,
-                )
-            )
+            out.append(_model(raw, msg, calls, model_of(raw), history, more))
         elif msg.get("role") == "tool":
             call_id = c.opt_id(raw.get("tool_call_id") or raw.get("id"))
-            out.append(
-                _tool(raw, msg, asked.get(renamed.get(call_id or "", call_id)), error_of, more)
-            )
+            call = asked.get(renamed.get(call_id or "", call_id))
+            out.append(_tool(raw, msg, call, error_of, more))
         history.append(msg)
     return out
+
+
+def _model(
+    raw: dict[str, Any],
+    msg: dict[str, Any],
+    calls: list[dict[str, Any]],
+    model: str | None,
+    history: list[dict[str, Any]],
+    more: dict[str, Any],
+) -> dict[str, Any]:
+    """An assistant message: a model call asked the conversation so far."""
+    content = c.text_of(msg.get("content"))
+    return c.model_event(model, list(history), content, calls, usage=raw.get("usage"), **more)
 
 
 def _fresh(

@@ -7,7 +7,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from corpus_tool.ingest.native import parse_error
+from corpus_tool.events import parse_error, parse_time
 
 MISSING: Any = object()
 """A tool result the source did not hold (distinct from a recorded `null`)."""
@@ -84,11 +84,8 @@ def iso_from_ns(nanos: Any) -> str | None:
 
 def parse_time_key(value: Any) -> float:
     """An ISO 8601 timestamp as epoch seconds for sorting (0.0 when absent or unreadable)."""
-    if not isinstance(value, str):
-        return 0.0
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+    when = parse_time(value)
+    if when is None:
         return 0.0
     return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
 

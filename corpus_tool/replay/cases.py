@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +16,13 @@ from corpus_tool.replay.loader import Agent
 from corpus_tool.replay.matching import ignored_fields
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
+
+Grader = Callable[
+    [Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Any], "str | None"],
+    Sequence[Mapping[str, Any]],
+]
+"""Grades a replayed run: (expect, events, terminal, scorer setting) -> check results as dicts
+(`corpus_tool.grade.grade_checks`); replay itself knows nothing of the graders."""
 DIVERGENCE_CHECK, DETERMINISM_CHECK = REPLAY_CHECKS
 
 
@@ -87,7 +93,13 @@ def skip_reason(expected: Mapping[str, Any]) -> str | None:
 
 
 def run_case(
-    corpus: Corpus, loaded: LoadedCase, agent: Agent, mode: str | None = None, repeat: int = 1
+    corpus: Corpus,
+    loaded: LoadedCase,
+    agent: Agent,
+    mode: str | None = None,
+    repeat: int = 1,
+    *,
+    grader: Grader,
 ) -> CaseResult:
     """Replay and grade one loaded case `repeat` times; the verdict of the first run."""
     exp = loaded.expected
@@ -99,7 +111,8 @@ def run_case(
         runs = [replay(agent, spec) for _ in range(max(1, repeat))]
     except AgentContractError as err:
         return CaseResult(**base, verdict="error", error=str(err), duration_ms=_since(started))
-    checks = tuple(_grade(exp, runs[0], corpus.setting("replay", "scorer")))
+    scorer = corpus.setting("replay", "scorer")
+    checks = tuple(grader(exp.get("expect") or {}, runs[0].events, runs[0].terminal, scorer))
     return _judge(base, exp, runs, checks, _since(started))
 
 
@@ -159,21 +172,8 @@ def _reason(expected: Mapping[str, Any], verdict: str, failed: bool) -> str | No
     return f"known_unknown: kept for the record, never counted; its replay {outcome}"
 
 
-def _grade(
-    expected: Mapping[str, Any], run: Replay, scorer: str | None
-) -> Sequence[Mapping[str, Any]]:
-    from corpus_tool.grade import grade, resolve_scorer
-
-    expect = expected.get("expect") or {}
-    results = grade(expect, run.events, run.terminal, scorer=resolve_scorer(scorer))
-    return [
-        {"name": r.name, "passed": r.passed, "message": r.message, "details": dict(r.details)}
-        for r in results
-    ]
-
-
 def _fingerprint(run: Replay) -> str:
-    return json.dumps([run.events, run.terminal], sort_keys=True, default=str)
+    return files.canonical_json([run.events, run.terminal])
 
 
 def _since(started: float) -> float:

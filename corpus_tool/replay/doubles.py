@@ -182,20 +182,14 @@ class ReplaySource:
     def _stub(self, name: str, arguments: dict[str, Any], step: int, why: str) -> ToolAnswer:
         stub = self._stubs.get(name)
         if stub is None:
-            count = sum(1 for c in self.calls if c.get("tool") == name)
-            pool = [c for c in self.calls if c.get("tool") == name]
-            near, diff = nearest(pool, arguments, "arguments")
-            raise DivergenceError(
-                Divergence(
-                    "ToolCallCount",
-                    step,
-                    f"an extra call of {name}: {why}, the recording calls it {count} time(s), "
-                    f"and expected.yaml has no stub for it",
-                    expected={"calls": count},
-                    actual={"tool": name, "arguments": arguments},
-                    candidate=candidate_summary(near) if near else None,
-                    diff=tuple(diff),
-                )
+            count = self._count(name)
+            raise self._extra_call(
+                name,
+                arguments,
+                step,
+                f"{why}, the recording calls it {count} time(s), "
+                "and expected.yaml has no stub for it",
+                {"calls": count},
             )
         key = arguments.get("idempotency_key")
         return ToolAnswer(
@@ -208,15 +202,30 @@ class ReplaySource:
     def _extra_tool(
         self, name: str, arguments: dict[str, Any], step: int, recorded: dict[str, Any]
     ) -> DivergenceError:
+        return self._extra_call(
+            name,
+            arguments,
+            step,
+            f"the recording asks the model here (seq {recorded['seq']}) "
+            f"and calls {name} {self._count(name)} time(s) in all",
+            {"seq": recorded["seq"], "type": "model_call"},
+        )
+
+    def _count(self, name: str) -> int:
+        return sum(1 for c in self.calls if c.get("tool") == name)
+
+    def _extra_call(
+        self, name: str, arguments: dict[str, Any], step: int, why: str, expected: Any
+    ) -> DivergenceError:
+        """A ToolCallCount divergence, showing the nearest recorded call of that tool."""
         pool = [c for c in self.calls if c.get("tool") == name]
         near, diff = nearest(pool, arguments, "arguments")
         return DivergenceError(
             Divergence(
                 "ToolCallCount",
                 step,
-                f"an extra call of {name}: the recording asks the model here (seq "
-                f"{recorded['seq']}) and calls {name} {len(pool)} time(s) in all",
-                expected={"seq": recorded["seq"], "type": "model_call"},
+                f"an extra call of {name}: {why}",
+                expected=expected,
                 actual={"tool": name, "arguments": arguments},
                 candidate=candidate_summary(near) if near else None,
                 diff=tuple(diff),
@@ -249,10 +258,6 @@ class ReplaySource:
     def unused(self) -> list[dict[str, Any]]:
         """Recorded calls the replay never consumed, in recorded order."""
         return [c for i, c in enumerate(self.calls) if i not in self._used]
-
-    def used_order(self) -> list[int]:
-        """seq of each recorded call, in the order the replay consumed them."""
-        return [self.calls[i]["seq"] for i in self._used]
 
 
 def _skipped(recorded: dict[str, Any], step: int, instead: str) -> DivergenceError:

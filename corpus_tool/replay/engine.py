@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from corpus_tool.events import parse_time
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.doubles import ReplaySource, Script
 from corpus_tool.replay.guard import NetworkBlocked, no_network
@@ -105,10 +106,7 @@ def terminal_of(returned: Any) -> dict[str, Any]:
 def start_of(trace: Mapping[str, Any]) -> datetime:
     """The recording's start as an aware datetime in its time zone (UTC when unknown)."""
     recorded = trace.get("recorded") or {}
-    try:
-        start = datetime.fromisoformat(str(recorded.get("started_at")).replace("Z", "+00:00"))
-    except ValueError:
-        start = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    start = parse_time(recorded.get("started_at")) or datetime(1970, 1, 1, tzinfo=timezone.utc)
     if start.tzinfo is None:
         start = start.replace(tzinfo=timezone.utc)
     return start.astimezone(_zone(recorded.get("timezone")))

@@ -7,7 +7,6 @@ writes, and replaying the case it makes reproduces the run strictly.
 from __future__ import annotations
 
 import copy
-import json
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -128,5 +127,5 @@ def record(
     terminal = run_agent(agent, copy.deepcopy(dict(case_input)), rt)
     doc = incident(meta, start, seed, case_input, rt.events, terminal)
     if out is not None:
-        files.atomic_write(out, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+        files.atomic_write(out, files.json_text(doc))
     return doc

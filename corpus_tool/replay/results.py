@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -63,7 +62,7 @@ def document(corpus: Corpus, results: Sequence[CaseResult], command: str) -> dic
 
 def write_results(path: Path, doc: dict[str, Any]) -> None:
     """Write the results document atomically."""
-    files.atomic_write(path, json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+    files.atomic_write(path, files.json_text(doc))
 
 
 def write_junit(path: Path, corpus: Corpus, results: Sequence[CaseResult]) -> None:
@@ -150,5 +149,5 @@ def detail_lines(result: CaseResult) -> list[str]:
 
 
 def _compact(value: Any, limit: int = 100) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    text = files.canonical_json(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

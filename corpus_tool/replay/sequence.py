@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from corpus_tool.files import canonical_json
 
 
 def describe(event: Mapping[str, Any]) -> str:
@@ -52,5 +53,5 @@ def sequence_diff(
 
 
 def _compact(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)[1:-1]
+    text = canonical_json(value)[1:-1]
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -10,6 +10,7 @@ from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.replay.cases import (
     CaseResult,
+    Grader,
     LoadedCase,
     broken,
     load_case,
@@ -46,6 +47,8 @@ def run(
     ids: Sequence[str],
     options: RunOptions,
     report: Callable[[CaseResult], None] = lambda result: None,
+    *,
+    grader: Grader,
 ) -> list[CaseResult]:
     """Replay and grade each case; `report` sees each result as it comes."""
     results: list[CaseResult] = []
@@ -57,7 +60,9 @@ def run(
             else:
                 if agent is None:
                     agent = stack.enter_context(entrypoint(corpus))
-                result = run_case(corpus, loaded_or_result, agent, options.mode, options.repeat)
+                result = run_case(
+                    corpus, loaded_or_result, agent, options.mode, options.repeat, grader=grader
+                )
             results.append(result)
             report(result)
     return results

@@ -11,6 +11,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
+from corpus_tool import files
 from corpus_tool.select.selection import Removed, Selection
 from corpus_tool.select.shard import Shard, ShardSpec
 
@@ -97,7 +98,7 @@ def as_json(report: Report, out: TextIO, err: TextIO) -> None:
             for s in report.shards
         ],
     }
-    out.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    out.write(files.json_text(data))
 
 
 def text(report: Report, out: TextIO, err: TextIO) -> None:

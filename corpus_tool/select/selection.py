@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from corpus_tool.select.facts import ExpectedFacts, TraceFacts, trace_facts, waiver_case
 from corpus_tool.select.git import Change
@@ -90,19 +90,25 @@ class CaseIndex:
 
     def traces(self, ids: Iterable[str]) -> dict[str, TraceFacts]:
         """Trace facts of these cases."""
-        ids = list(ids)
-        missing = [c for c in ids if c not in self._traces]
-        if missing:
-            self._traces.update(self._fetch_traces(missing))
-        return {c: self._traces[c] for c in ids}
+        return _fetched(self._traces, self._fetch_traces, ids)
 
     def expecteds(self, ids: Iterable[str]) -> dict[str, ExpectedFacts]:
         """expected.yaml facts of these cases."""
-        ids = list(ids)
-        missing = [c for c in ids if c not in self._expecteds]
-        if missing:
-            self._expecteds.update(self._fetch_expecteds(missing))
-        return {c: self._expecteds[c] for c in ids}
+        return _fetched(self._expecteds, self._fetch_expecteds, ids)
+
+
+F = TypeVar("F")
+
+
+def _fetched(
+    cache: dict[str, F], fetch: Callable[[list[str]], Mapping[str, F]], ids: Iterable[str]
+) -> dict[str, F]:
+    """Facts of these cases, fetching in one call only those not fetched before."""
+    wanted = list(ids)
+    missing = [c for c in wanted if c not in cache]
+    if missing:
+        cache.update(fetch(missing))
+    return {c: cache[c] for c in wanted}
 
 
 @dataclass(frozen=True)

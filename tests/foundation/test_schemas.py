@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 
 from corpus_tool import schema
 
-KINDS = ["trace", "expected", "waiver", "corpus"]
+KINDS = ["trace", "expected", "waiver", "corpus", "results"]
 
 
 def _properties(node: Any, where: str = "$") -> Iterator[tuple[str, dict[str, Any]]]:

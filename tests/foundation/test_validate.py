@@ -194,3 +194,9 @@ def test_validate_accepts_unquoted_dates_as_design_shows_them(filled: Path, cli:
     )
     result = cli("-C", filled, "validate")
     assert result.code == 0, result.out
+    assert result.out.endswith("files checked, no problems\n")
+    # the waiver was read and checked: a date that is not one is reported on its line
+    waiver = filled / "waivers/W-8.yaml"
+    waiver.write_text(waiver.read_text().replace(f"expires: {expires}", "expires: 2026-13-45"))
+    result = cli("-C", filled, "validate")
+    assert result.code == 1 and "W-8.yaml:7: [waiver.expires]" in result.out

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from corpus_tool import completeness, ingest
-from corpus_tool.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,7 +50,6 @@ def problems(body: dict[str, Any]) -> list[str]:
 
 
 @pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    root = tmp_path / "corpus"
-    assert main(["init", str(root)]) == 0
-    return root
+def corpus(corpus_dir: Path) -> Path:
+    """An empty corpus made by `corpus init` (the suite's `corpus_dir`, by its short name)."""
+    return corpus_dir

@@ -14,16 +14,7 @@ from typing import Any
 import pytest
 
 from corpus_tool.cli import main
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Test Author",
-    "GIT_AUTHOR_EMAIL": "author@example.invalid",
-    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
-    "GIT_COMMITTER_NAME": "Test Committer",
-    "GIT_COMMITTER_EMAIL": "committer@example.invalid",
-    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
+from tests import conftest
 
 CONFIG = """\
 schema_version: 1
@@ -63,11 +54,9 @@ def expected_text(case_id: str, tags: list[str], tier: str) -> str:
     )
 
 
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
+@dataclass(frozen=True)
+class Result(conftest.Result):
+    """What a user sees of one `corpus affected` run, read as ids or JSON."""
 
     @property
     def ids(self) -> list[str]:

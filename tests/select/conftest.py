@@ -6,7 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from affected_repo import GIT_ENV, GitCorpus, fill
+from affected_repo import GitCorpus, fill
+
+from tests.conftest import GIT_ENV
 
 
 @pytest.fixture

@@ -1,0 +1,45 @@
+"""Commands load only what they use: `--help` and `validate` stay quick in a pre-commit hook."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import EXAMPLES, ROOT
+
+
+def _modules_after(*args: str, cwd: Path) -> set[str]:
+    """The modules a `corpus ARGS...` run has loaded by the time it ends."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('\\n'.join(sorted(sys.modules)), file=sys.stderr))\n"
+        "from corpus_tool.cli import main\n"
+        f"sys.exit(main({list(args)!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return set(done.stderr.split())
+
+
+def _loaded(modules: set[str], *prefixes: str) -> list[str]:
+    return sorted(m for m in modules if any(m == p or m.startswith(p + ".") for p in prefixes))
+
+
+def test_help_loads_no_replay_or_third_party_packages() -> None:
+    modules = _modules_after("--help", cwd=ROOT)
+    assert _loaded(modules, "corpus_tool.replay", "yaml", "jsonschema", "rich", "git") == []
+
+
+def test_validate_loads_no_replay_grading_git_or_rich() -> None:
+    modules = _modules_after("-C", str(EXAMPLES / "corpus"), "validate", cwd=ROOT)
+    assert "corpus_tool.validation" in modules
+    assert _loaded(modules, "corpus_tool.replay", "corpus_tool.grade", "rich", "git") == []
+
+
+def test_init_loads_no_validator_redaction_or_replay(tmp_path: Path) -> None:
+    modules = _modules_after("init", str(tmp_path / "corpus"), cwd=ROOT)
+    assert (tmp_path / "corpus" / "corpus.yaml").is_file()
+    assert _loaded(modules, "jsonschema", "corpus_tool.redact", "corpus_tool.replay") == []
