@@ -34,6 +34,9 @@ _Loader.yaml_implicit_resolvers = {
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 """Largest file we read unless CORPUS_MAX_INPUT_BYTES says otherwise (a runaway export)."""
 
+MAX_DEPTH = 200
+"""Deepest nesting of lists and mappings we accept: every walker downstream may recurse."""
+
 
 def input_limit() -> int:
     """The size limit in force: CORPUS_MAX_INPUT_BYTES, else MAX_INPUT_BYTES."""
@@ -59,18 +62,24 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
         raise InputError("no such file", path) from None
     except PermissionError:
         raise InputError("permission denied", path) from None
+    except OSError as err:  # name too long, a loop of symlinks, an I/O error: still one line
+        raise InputError(f"cannot read: {err.strerror or err}", path) from None
 
 
 def parse_json(raw: bytes, path: Path) -> Any:
     """Parse JSON bytes, turning a syntax error into a one-line InputError with its line."""
     try:
-        return json.loads(raw)
+        return check_depth(json.loads(raw), path)
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text; is this a binary file?", path) from None
     except json.JSONDecodeError as err:
         raise InputError(
             f"not valid JSON: {err.msg} (column {err.colno})", path, err.lineno
         ) from None
+    except RecursionError:
+        raise _too_deep(path) from None
+    except ValueError as err:  # an integer of more than 4300 digits
+        raise InputError(f"not usable JSON: {str(err).split(';')[0]}", path) from None
 
 
 def read_json(path: Path, limit: int | None = None) -> Any:
@@ -81,13 +90,48 @@ def read_json(path: Path, limit: int | None = None) -> Any:
 def parse_yaml(text: str | bytes, path: Path) -> Any:
     """Parse one YAML document with the safe (C) loader."""
     try:
-        return yaml.load(text, Loader=_Loader)
+        return check_depth(yaml.load(text, Loader=_Loader), path)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         line = mark.line + 1 if mark is not None else None
         raise InputError(f"not valid YAML: {err.problem}", path, line) from None
+    except yaml.reader.ReaderError as err:  # its str() spans two lines
+        what = (
+            "not UTF-8 text"
+            if isinstance(err.character, int) and err.character > 0x7F
+            else ("a control character")
+        )
+        raise InputError(
+            f"not valid YAML: {what} at byte {err.position}; is this a binary file?", path
+        ) from None
     except yaml.YAMLError as err:
-        raise InputError(f"not valid YAML: {err}", path) from None
+        raise InputError(f"not valid YAML: {' '.join(str(err).split())}", path) from None
+    except RecursionError:
+        raise _too_deep(path) from None
+    except ValueError as err:  # an integer of more than 4300 digits
+        raise InputError(f"not usable YAML: {str(err).split(';')[0]}", path) from None
+
+
+def check_depth(data: Any, path: Path, limit: int = MAX_DEPTH) -> Any:
+    """Return `data`, or refuse it when lists and mappings nest deeper than `limit`."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            raise _too_deep(path, limit)
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+    return data
+
+
+def _too_deep(path: Path, limit: int = MAX_DEPTH) -> InputError:
+    return InputError(
+        f"nested deeper than {limit} levels of lists and mappings; is this file generated "
+        "by mistake?",
+        path,
+    )
 
 
 def read_yaml(path: Path, limit: int | None = None) -> Any:

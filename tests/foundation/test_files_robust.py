@@ -1,0 +1,69 @@
+"""Hostile input files: one line naming the file, exit 2 (or a finding, exit 1), no traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, Cli
+
+HOSTILE = {
+    "binary": bytes(range(256)),
+    "nul": b"schema_version: 1\x00\n",
+    "deep": b"a: " + b"[" * 5000 + b"]" * 5000 + b"\n",
+    "huge_int": b"a: 1" + b"0" * 5000 + b"\n",
+}
+
+
+def _one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "internal error" not in err and "Traceback" not in err
+    return lines[0]
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_broken_config_is_one_line_naming_it(kind: str, corpus_dir: Path, cli: Cli) -> None:
+    (corpus_dir / "corpus.yaml").write_bytes(HOSTILE[kind])
+    result = cli("-C", corpus_dir, "forget", "x@example.com", "--dry-run")
+    assert result.code == 2
+    assert "corpus.yaml" in _one_line(result.err)
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_hostile_trace_is_a_parse_finding_and_others_still_checked(
+    kind: str, corpus_dir: Path, cli: Cli
+) -> None:
+    for name in ("refund-success", "inventory-zero-stock"):
+        cli("-C", corpus_dir, "add", EXAMPLES / f"incidents/{name}.json", "--id", name)
+    (corpus_dir / "cases/refund-success/trace.yaml").write_bytes(HOSTILE[kind])
+    (corpus_dir / "cases/inventory-zero-stock/expected.yaml").write_text("status: [\n")
+    result = cli("-C", corpus_dir, "validate", "--format", "json")
+    assert result.code == 1, result.err
+    found = {(Path(f["path"]).parts[-2], f["rule"]) for f in json.loads(result.out)["findings"]}
+    assert ("refund-success", "parse") in found
+    assert ("inventory-zero-stock", "parse") in found
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"[" * 100_000 + b"]" * 100_000, b'{"traceId": 1' + b"0" * 5000 + b"}"],
+    ids=["deep", "huge_int"],
+)
+def test_add_hostile_json_is_refused_in_one_line(
+    raw: bytes, tmp_path: Path, corpus_dir: Path, cli: Cli
+) -> None:
+    incident = tmp_path / "incident.json"
+    incident.write_bytes(raw)
+    result = cli("-C", corpus_dir, "add", incident)
+    assert result.code == 2
+    assert str(incident) in _one_line(result.err)
+    assert not [p for p in (corpus_dir / "cases").iterdir() if p.is_dir()]
+
+
+def test_validate_overlong_path_is_one_line(tmp_path: Path, cli: Cli) -> None:
+    result = cli("validate", "a" * 300 + ".yaml", cwd=tmp_path)
+    assert result.code == 2
+    assert "no corpus.yaml in its directory or above" in _one_line(result.err)
