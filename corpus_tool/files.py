@@ -170,8 +170,17 @@ def line_of(lines: dict[tuple[str | int, ...], int], where: tuple[str | int, ...
 
 def atomic_write(path: Path, text: str) -> None:
     """Write text to path so that readers see the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise InputError(
+            f"cannot write here: {err.strerror or err}; give another path", path
+        ) from None
+    if path.is_dir():
+        os.close(fd)
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError("is a directory; give a file name", path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)

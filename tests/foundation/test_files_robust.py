@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, Cli
+from tests.replay.conftest import copy_corpus
 
 HOSTILE = {
     "binary": bytes(range(256)),
@@ -67,3 +68,15 @@ def test_validate_overlong_path_is_one_line(tmp_path: Path, cli: Cli) -> None:
     result = cli("validate", "a" * 300 + ".yaml", cwd=tmp_path)
     assert result.code == 2
     assert "no corpus.yaml in its directory or above" in _one_line(result.err)
+
+
+@pytest.mark.parametrize("where", ["dir", "a-file/r.json"])
+def test_results_that_cannot_be_written_is_one_line(where: str, tmp_path: Path, cli: Cli) -> None:
+    corpus = copy_corpus(tmp_path)
+    target = tmp_path / "dir"
+    target.mkdir()
+    (tmp_path / "a-file").write_text("x")
+    result = cli("-C", corpus, "replay", "refund-success", "--results", tmp_path / where)
+    assert result.code == 2
+    assert str(tmp_path / where) in _one_line(result.err)
+    assert not list(target.glob(".*.tmp"))
