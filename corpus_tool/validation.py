@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool import completeness, files, schema
-from corpus_tool.corpus import CONFIG_NAME, Corpus
-from corpus_tool.errors import InputError
+from corpus_tool.corpus import CONFIG_NAME, Corpus, check_case_id
+from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import Finding
 from corpus_tool.grade import CHECK_NAMES
 from corpus_tool.replay.divergence import REPLAY_CHECKS
@@ -100,7 +100,7 @@ def check_case(
 ) -> list[Finding]:
     """Both files of a case: schema, ids, completeness."""
     case_dir = corpus.cases_dir / case_id
-    found: list[Finding] = []
+    found: list[Finding] = list(_dir_name(case_dir, show))
     docs: dict[str, Document] = {}
     for name, kind in (("trace.yaml", "trace"), ("expected.yaml", "expected")):
         path = case_dir / name
@@ -127,6 +127,14 @@ def check_case(
     if trace is not None and isinstance(trace.data, dict):
         found.extend(_completeness(trace, _accepted(docs.get("expected")), show))
     return found
+
+
+def _dir_name(case_dir: Path, show: Show) -> Iterator[Finding]:
+    """A directory under cases/ whose name is no case id cannot be replayed or selected."""
+    try:
+        check_case_id(case_dir.name)
+    except UsageError as err:
+        yield Finding(show(case_dir), None, "$", "case.id", f"{err.message}; rename the directory")
 
 
 def _accepted(expected: Document | None) -> set[str]:
