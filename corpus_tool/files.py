@@ -22,8 +22,22 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
     """Safe loader that keeps timestamps as the strings they were written as.
 
     Corpus files are JSON-shaped: `expires: 2026-12-31` must read as the string the schemas
-    describe, whether or not the author quoted it.
+    describe, whether or not the author quoted it. A key written twice in one mapping is refused:
+    YAML would keep the last silently, so `tier: fast` above `tier: archive` hid a case.
     """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
+        seen: set[tuple[str, str]] = set()
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
+                continue
+            key = (key_node.tag, key_node.value)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key_node.value!r}; keep one", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep)
 
 
 _Loader.yaml_implicit_resolvers = {

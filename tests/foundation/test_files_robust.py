@@ -80,3 +80,16 @@ def test_results_that_cannot_be_written_is_one_line(where: str, tmp_path: Path, 
     assert result.code == 2
     assert str(tmp_path / where) in _one_line(result.err)
     assert not list(target.glob(".*.tmp"))
+
+
+def test_duplicate_key_in_a_case_file_is_a_finding_with_its_line(
+    corpus_dir: Path, cli: Cli
+) -> None:
+    cli("-C", corpus_dir, "add", EXAMPLES / "incidents/refund-success.json", "--id", "dup")
+    expected = corpus_dir / "cases/dup/expected.yaml"
+    text = expected.read_text(encoding="utf-8")
+    expected.write_text(text + "tier: archive\n", encoding="utf-8")
+    result = cli("-C", corpus_dir, "validate")
+    assert result.code == 1
+    line = len(expected.read_text().splitlines())
+    assert f"expected.yaml:{line}: [parse] not valid YAML: duplicate key 'tier'" in result.out
