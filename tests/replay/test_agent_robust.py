@@ -85,3 +85,13 @@ def test_agent_exiting_at_import_is_one_line(
     err = capsys.readouterr().err
     assert code == 2
     assert "cannot import exits_agent" in err and "SystemExit" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("count", ["0", "-1", "1000000000", "x"])
+def test_repeat_outside_1_to_1000_is_a_usage_error(
+    count: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["replay", "--repeat", count])
+    assert stop.value.code == 2
+    assert "give a number of runs from 1 to 1000" in capsys.readouterr().err
