@@ -18,7 +18,7 @@ from corpus_tool.replay.guard import NetworkBlocked, no_network
 from corpus_tool.replay.loader import Agent
 from corpus_tool.replay.runtime import FrozenClock, Runtime
 from corpus_tool.replay.sequence import sequence_diff
-from corpus_tool.replay.stdio import agent_stdout
+from corpus_tool.replay.stdio import agent_stdout, described
 from corpus_tool.replay.values import plain
 
 STATUSES = ("succeeded", "submitted", "rejected", "needs_human", "failed", "unknown", "step_limit")
@@ -81,7 +81,7 @@ def run_agent(agent: Agent, case_input: dict[str, Any], rt: Runtime) -> dict[str
     except BaseException as err:  # sys.exit() or any odd BaseException ends the run, not corpus
         rt.emit(
             "error",
-            error={"type": type(err).__name__, "message": str(err)},
+            error={"type": type(err).__name__, "message": described(err)},
             stack=_where(err),
         )
         return {"status": "failed", "output": None}
@@ -92,9 +92,10 @@ def _where(err: BaseException) -> str:
     """The innermost frame, file name only: no machine paths in traces or incidents."""
     frames = traceback.extract_tb(err.__traceback__)
     if not frames:
-        return f"{type(err).__name__}: {err}"
+        return f"{type(err).__name__}: {described(err)}"
     last = frames[-1]
-    return f"{Path(last.filename).name}:{last.lineno} in {last.name}: {type(err).__name__}: {err}"
+    where = f"{Path(last.filename).name}:{last.lineno} in {last.name}"
+    return f"{where}: {type(err).__name__}: {described(err)}"
 
 
 def terminal_of(returned: Any) -> dict[str, Any]:
@@ -104,7 +105,8 @@ def terminal_of(returned: Any) -> dict[str, Any]:
         output = plain(returned.get("output")) if status in STATUSES else None
     except Exception as err:  # a mapping that raises, an output that refers to itself
         raise AgentContractError(
-            f"the entrypoint's return value cannot be read ({type(err).__name__}: {err}); "
+            "the entrypoint's return value cannot be read "
+            f"({type(err).__name__}: {described(err)}); "
             "return plain data: dicts, lists, strings, numbers"
         ) from None
     if status not in STATUSES:

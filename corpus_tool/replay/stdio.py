@@ -1,4 +1,4 @@
-"""Keeping the agent's prints out of corpus-tool's own output."""
+"""Agent code inside corpus-tool: its prints kept out of our output, its errors shown safely."""
 
 from __future__ import annotations
 
@@ -38,3 +38,11 @@ def agent_stdout() -> Iterator[None]:
     """
     with redirect_stdout(_ToStderr(sys.stderr)):
         yield
+
+
+def described(err: BaseException) -> str:
+    """str(err) of an agent's exception, which may itself raise (a broken __str__)."""
+    try:
+        return str(err)
+    except Exception:
+        return f"<{type(err).__name__} whose str() fails>"

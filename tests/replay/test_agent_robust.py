@@ -33,6 +33,14 @@ AGENTS = {
         def run(case_input, rt):
             return Sly(status="succeeded")
     """,
+    "error_whose_str_raises": """
+        class Odd(Exception):
+            def __str__(self):
+                raise RuntimeError("no words")
+
+        def run(case_input, rt):
+            raise Odd()
+    """,
     "prints_and_closes_stdout": """
         import sys
 
@@ -47,6 +55,7 @@ VERDICT = {
     "self_referring_output": "error",
     "mapping_that_raises": "error",
     "prints_and_closes_stdout": "failed",
+    "error_whose_str_raises": "failed",
 }
 
 
@@ -95,3 +104,15 @@ def test_repeat_outside_1_to_1000_is_a_usage_error(
         main(["replay", "--repeat", count])
     assert stop.value.code == 2
     assert "give a number of runs from 1 to 1000" in capsys.readouterr().err
+
+
+def test_import_error_whose_str_raises_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = (
+        "class Odd(Exception):\n    def __str__(self):\n        raise RuntimeError\n\nraise Odd()\n"
+    )
+    corpus = _corpus_with(tmp_path, "mute", code)
+    assert main(["-C", str(corpus), "check"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot import mute_agent" in err and "Odd whose str() fails" in err
