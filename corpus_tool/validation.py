@@ -95,6 +95,21 @@ def check_config(corpus: Corpus, show: Show, inspect: Inspect | None = None) -> 
     return check_document(doc, "corpus", show) + _inspected(doc, inspect)
 
 
+def check_layout(corpus: Corpus, show: Show) -> list[Finding]:
+    """cases/ and waivers/ are directories when present (a file there hides every case)."""
+    return [
+        Finding(
+            show(where),
+            None,
+            "$",
+            "corpus.layout",
+            f"{where.name} is not a directory; move it aside and run `corpus init`",
+        )
+        for where in (corpus.cases_dir, corpus.waivers_dir)
+        if where.exists() and not where.is_dir()
+    ]
+
+
 def check_case(
     corpus: Corpus, case_id: str, show: Show, inspect: Inspect | None = None
 ) -> list[Finding]:

@@ -51,6 +51,7 @@ def _validate(corpus: Corpus, today: date, cwd: Path, environ: Mapping[str, str]
 
     guard = open_guard(corpus.root, corpus.config, corpus.waiver_paths(), environ, today, show)
     found = guard.problems + validation.check_config(corpus, show, guard.inspect)
+    found.extend(validation.check_layout(corpus, show))
     for case_id in corpus.case_ids():
         found.extend(validation.check_case(corpus, case_id, show, guard.inspect))
     for waiver in corpus.waiver_paths():

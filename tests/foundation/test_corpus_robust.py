@@ -48,3 +48,13 @@ def test_forget_unlinks_a_symlinked_case_and_keeps_its_target(
     assert result.code == 0, result.err
     assert "removed case a" in result.out
     assert not (corpus_dir / "cases/a").exists() and (outside / "trace.yaml").is_file()
+
+
+@pytest.mark.parametrize("command", ["validate", "check"])
+def test_cases_that_is_a_file_is_a_layout_finding(command: str, tmp_path: Path, cli: Cli) -> None:
+    corpus = copy_corpus(tmp_path)
+    shutil.rmtree(corpus / "cases")
+    (corpus / "cases").write_text("oops\n")
+    result = cli("-C", corpus, command)
+    assert result.code == 1, result.err
+    assert "cases: [corpus.layout] cases is not a directory" in result.out
