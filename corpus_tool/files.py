@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -59,25 +60,35 @@ def input_limit() -> int:
 
 
 def read_bytes(path: Path, limit: int | None = None) -> bytes:
-    """Read a whole file, refusing directories, missing files and files over the limit."""
+    """Read a whole file, refusing directories, devices, missing files and files over the limit."""
     limit = input_limit() if limit is None else limit
     try:
-        size = path.stat().st_size
-        if path.is_dir():
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
             raise InputError("is a directory; give a file", path)
-        if size > limit:
-            raise InputError(
-                f"file is {size:,} bytes, over the {limit:,}-byte limit; "
-                "cut it with the exporter, or raise CORPUS_MAX_INPUT_BYTES",
-                path,
-            )
-        return path.read_bytes()
+        if not stat.S_ISREG(info.st_mode):  # /dev/zero never ends, a FIFO blocks the open
+            raise InputError("not a regular file (a device, pipe or socket); give a file", path)
+        if info.st_size > limit:
+            raise _too_big(path, f"{info.st_size:,} bytes", limit)
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)  # a file may grow, or lie about its size (/proc)
+        if len(data) > limit:
+            raise _too_big(path, "more than that", limit)
+        return data
     except FileNotFoundError:
         raise InputError("no such file", path) from None
     except PermissionError:
         raise InputError("permission denied", path) from None
     except OSError as err:  # name too long, a loop of symlinks, an I/O error: still one line
         raise InputError(f"cannot read: {err.strerror or err}", path) from None
+
+
+def _too_big(path: Path, size: str, limit: int) -> InputError:
+    return InputError(
+        f"file is {size}, over the {limit:,}-byte limit; "
+        "cut it with the exporter, or raise CORPUS_MAX_INPUT_BYTES",
+        path,
+    )
 
 
 def parse_json(raw: bytes, path: Path) -> Any:

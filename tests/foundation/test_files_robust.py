@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,16 @@ def test_duplicate_key_in_a_case_file_is_a_finding_with_its_line(
     assert result.code == 1
     line = len(expected.read_text().splitlines())
     assert f"expected.yaml:{line}: [parse] not valid YAML: duplicate key 'tier'" in result.out
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "fifo"])
+def test_add_refuses_a_device_or_pipe_without_reading_it(
+    device: str, tmp_path: Path, corpus_dir: Path, cli: Cli
+) -> None:
+    source = Path(device)
+    if device == "fifo":
+        source = tmp_path / "incident.json"
+        os.mkfifo(source)  # opening it would block until a writer came
+    result = cli("-C", corpus_dir, "add", source)
+    assert result.code == 2
+    assert "not a regular file" in _one_line(result.err)
