@@ -16,7 +16,7 @@ from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.doubles import ReplaySource, Script
 from corpus_tool.replay.guard import NetworkBlocked, no_network
 from corpus_tool.replay.loader import Agent
-from corpus_tool.replay.runtime import FrozenClock, Runtime
+from corpus_tool.replay.runtime import MAX_EVENTS, EventLimit, FrozenClock, Runtime
 from corpus_tool.replay.sequence import sequence_diff
 from corpus_tool.replay.stdio import agent_stdout, described
 from corpus_tool.replay.values import plain
@@ -76,15 +76,23 @@ def run_agent(agent: Agent, case_input: dict[str, Any], rt: Runtime) -> dict[str
             returned = agent(case_input, rt)
     except (DivergenceError, NetworkBlocked):
         return {"status": "unknown", "output": None}
+    except EventLimit:
+        pass  # reported below, whether or not the agent caught it
     except KeyboardInterrupt:  # the user's Ctrl-C stops corpus-tool too
         raise
     except BaseException as err:  # sys.exit() or any odd BaseException ends the run, not corpus
-        rt.emit(
-            "error",
-            error={"type": type(err).__name__, "message": described(err)},
-            stack=_where(err),
+        if not rt.overflowed:  # past the limit not even the error event fits
+            rt.emit(
+                "error",
+                error={"type": type(err).__name__, "message": described(err)},
+                stack=_where(err),
+            )
+            return {"status": "failed", "output": None}
+    if rt.overflowed:
+        raise AgentContractError(
+            f"the agent recorded more than {MAX_EVENTS:,} events in one run; "
+            "is it looping on rt.emit?"
         )
-        return {"status": "failed", "output": None}
     return terminal_of(returned)
 
 

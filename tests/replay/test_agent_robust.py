@@ -41,6 +41,22 @@ AGENTS = {
         def run(case_input, rt):
             raise Odd()
     """,
+    "emits_forever": """
+        def run(case_input, rt):
+            while True:
+                try:
+                    rt.emit("state_change", key="n", value=1)
+                except Exception:
+                    pass
+    """,
+    "swallows_the_event_limit": """
+        def run(case_input, rt):
+            try:
+                while True:
+                    rt.emit("state_change", key="n", value=1)
+            except BaseException:
+                raise ValueError("carried on")
+    """,
     "prints_and_closes_stdout": """
         import sys
 
@@ -55,6 +71,8 @@ VERDICT = {
     "self_referring_output": "error",
     "mapping_that_raises": "error",
     "prints_and_closes_stdout": "failed",
+    "emits_forever": "error",
+    "swallows_the_event_limit": "error",
     "error_whose_str_raises": "failed",
 }
 
@@ -75,6 +93,8 @@ def test_hostile_agent_is_a_verdict_and_json_stays_valid(
     assert code == 1, captured.err
     case = json.loads(captured.out)["cases"][0]
     assert case["verdict"] == VERDICT[name]
+    if name.startswith(("emits", "swallows")):
+        assert "more than 10,000 events" in case["error"]
     assert "internal error" not in captured.err and "Traceback" not in captured.err
 
 
