@@ -115,7 +115,7 @@ def read_json(path: Path, limit: int | None = None) -> Any:
 def parse_yaml(text: str | bytes, path: Path) -> Any:
     """Parse one YAML document with the safe (C) loader."""
     try:
-        return check_depth(yaml.load(text, Loader=_Loader), path)
+        return check_depth(yaml.load(text, Loader=_Loader), path, max(len(text), 1000))
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         line = mark.line + 1 if mark is not None else None
@@ -137,13 +137,26 @@ def parse_yaml(text: str | bytes, path: Path) -> Any:
         raise InputError(f"not usable YAML: {str(err).split(';')[0]}", path) from None
 
 
-def check_depth(data: Any, path: Path, limit: int = MAX_DEPTH) -> Any:
-    """Return `data`, or refuse it when lists and mappings nest deeper than `limit`."""
+def check_depth(data: Any, path: Path, budget: int | None = None) -> Any:
+    """Return `data`, or refuse it when lists and mappings nest deeper than MAX_DEPTH.
+
+    `budget` caps the values a walk of the tree may meet: YAML aliases can make a few bytes
+    stand for billions of values (the "billion laughs"), which every walker downstream would
+    then visit. A document without aliases never holds more values than it has bytes.
+    """
     stack: list[tuple[Any, int]] = [(data, 0)]
+    seen = 0
     while stack:
         node, depth = stack.pop()
-        if depth > limit:
-            raise _too_deep(path, limit)
+        seen += 1
+        if depth > MAX_DEPTH:
+            raise _too_deep(path)
+        if budget is not None and seen > budget:
+            raise InputError(
+                "expands to more values than the file has bytes (YAML aliases?); write the "
+                "values out",
+                path,
+            )
         if isinstance(node, dict):
             stack.extend((v, depth + 1) for v in node.values())
         elif isinstance(node, list):
@@ -151,9 +164,9 @@ def check_depth(data: Any, path: Path, limit: int = MAX_DEPTH) -> Any:
     return data
 
 
-def _too_deep(path: Path, limit: int = MAX_DEPTH) -> InputError:
+def _too_deep(path: Path) -> InputError:
     return InputError(
-        f"nested deeper than {limit} levels of lists and mappings; is this file generated "
+        f"nested deeper than {MAX_DEPTH} levels of lists and mappings; is this file generated "
         "by mistake?",
         path,
     )

@@ -16,6 +16,11 @@ HOSTILE = {
     "nul": b"schema_version: 1\x00\n",
     "deep": b"a: " + b"[" * 5000 + b"]" * 5000 + b"\n",
     "huge_int": b"a: 1" + b"0" * 5000 + b"\n",
+    "alias_bomb": b"a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    + b"".join(
+        f"{n}: &{n} [{', '.join(['*' + p] * 10)}]\n".encode()
+        for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+    ),
 }
 
 
