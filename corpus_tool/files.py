@@ -59,9 +59,15 @@ def input_limit() -> int:
     return int(raw) if raw.isdigit() else MAX_INPUT_BYTES
 
 
-def read_bytes(path: Path, limit: int | None = None) -> bytes:
-    """Read a whole file, refusing directories, devices, missing files and files over the limit."""
+def read_bytes(path: Path, limit: int | None = None, within: Path | None = None) -> bytes:
+    """Read a whole file, refusing directories, devices, missing files and files over the limit.
+
+    With `within` (a corpus root), a file that a symlink takes outside that directory is refused:
+    findings quote what they read, so a link to a runner's secrets must not be followed.
+    """
     limit = input_limit() if limit is None else limit
+    if within is not None:
+        _check_within(path, within)
     try:
         info = path.stat()
         if stat.S_ISDIR(info.st_mode):
@@ -81,6 +87,18 @@ def read_bytes(path: Path, limit: int | None = None) -> bytes:
         raise InputError("permission denied", path) from None
     except OSError as err:  # name too long, a loop of symlinks, an I/O error: still one line
         raise InputError(f"cannot read: {err.strerror or err}", path) from None
+
+
+def _check_within(path: Path, root: Path) -> None:
+    try:
+        target = path.resolve()
+        inside = target.is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a symlink loop: read_bytes reports it
+        return
+    if not inside:
+        raise InputError(
+            f"is a symlink to {target}, outside the corpus; replace the link with the file", path
+        )
 
 
 def _too_big(path: Path, size: str, limit: int) -> InputError:

@@ -35,10 +35,13 @@ class Document:
         return files.line_of(self._lines, where)
 
 
-def load(path: Path, show: Show) -> Document | Finding:
-    """The parsed document, or a finding saying why it cannot be read (never an exception)."""
+def load(path: Path, show: Show, root: Path | None = None) -> Document | Finding:
+    """The parsed document, or a finding saying why it cannot be read (never an exception).
+
+    With `root`, a file a symlink takes outside it is a finding, never read.
+    """
     try:
-        raw = files.read_bytes(path)
+        raw = files.read_bytes(path, within=root)
         return Document(path, raw, files.parse_yaml(raw, path))
     except InputError as err:
         return Finding(show(path), err.line, "$", "parse", err.message)
@@ -130,7 +133,7 @@ def check_case(
                 )
             )
             continue
-        doc = load(path, show)
+        doc = load(path, show, corpus.root)
         if isinstance(doc, Finding):
             found.append(doc)
             continue
@@ -188,7 +191,7 @@ def check_waiver(
     corpus: Corpus, path: Path, today: date, show: Show, inspect: Inspect | None = None
 ) -> list[Finding]:
     """A waiver: schema, id = file name, an existing case, not expired, not too far ahead."""
-    doc = load(path, show)
+    doc = load(path, show, corpus.root)
     if isinstance(doc, Finding):
         return [doc]
     found = check_document(doc, "waiver", show)

@@ -58,3 +58,19 @@ def test_cases_that_is_a_file_is_a_layout_finding(command: str, tmp_path: Path, 
     result = cli("-C", corpus, command)
     assert result.code == 1, result.err
     assert "cases: [corpus.layout] cases is not a directory" in result.out
+
+
+def test_a_case_file_linked_outside_the_corpus_is_never_read(tmp_path: Path, cli: Cli) -> None:
+    corpus = copy_corpus(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("token-7f3a9c\n")
+    trace = corpus / "cases/refund-success/trace.yaml"
+    trace.unlink()
+    trace.symlink_to(secret)
+    result = cli("-C", corpus, "validate")
+    assert result.code == 1
+    assert f"[parse] is a symlink to {secret}, outside the corpus" in result.out
+    checked = cli("-C", corpus, "check", "--format", "json")
+    verdicts = {c["case"]: c["verdict"] for c in json.loads(checked.out)["cases"]}
+    assert verdicts["refund-success"] == "error" and verdicts["inventory-zero-stock"] == "passed"
+    assert "token-7f3a9c" not in result.out + checked.out + checked.err
