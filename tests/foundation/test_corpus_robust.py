@@ -74,3 +74,12 @@ def test_a_case_file_linked_outside_the_corpus_is_never_read(tmp_path: Path, cli
     verdicts = {c["case"]: c["verdict"] for c in json.loads(checked.out)["cases"]}
     assert verdicts["refund-success"] == "error" and verdicts["inventory-zero-stock"] == "passed"
     assert "token-7f3a9c" not in result.out + checked.out + checked.err
+
+
+def test_add_force_over_a_file_named_like_the_case_is_one_line(corpus_dir: Path, cli: Cli) -> None:
+    (corpus_dir / "cases/stray").write_text("notes\n")
+    incident = EXAMPLES / "incidents/refund-success.json"
+    result = cli("-C", corpus_dir, "add", incident, "--id", "stray", "--force")
+    assert result.code == 2
+    assert "stray exists and is not a case directory; move it aside" in result.err
+    assert (corpus_dir / "cases/stray").read_text() == "notes\n"
