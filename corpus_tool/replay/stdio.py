@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
 from typing import TextIO
 
+from corpus_tool.replay.values import text
+
 
 class _ToStderr:
     """A stdout for agent code: writes go to stderr; closing it closes nothing of ours."""
@@ -43,6 +45,6 @@ def agent_stdout() -> Iterator[None]:
 def described(err: BaseException) -> str:
     """str(err) of an agent's exception, which may itself raise (a broken __str__)."""
     try:
-        return str(err)
+        return text(err)
     except Exception:
         return f"<{type(err).__name__} whose str() fails>"

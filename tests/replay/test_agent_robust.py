@@ -136,3 +136,20 @@ def test_import_error_whose_str_raises_is_one_line(
     assert main(["-C", str(corpus), "check"]) == 2
     err = capsys.readouterr().err
     assert "cannot import mute_agent" in err and "Odd whose str() fails" in err
+
+
+def test_lone_surrogates_from_the_agent_reach_every_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = (
+        "def run(case_input, rt):\n"
+        "    rt.model([{'role': 'user', 'content': 'odd \\ud800'}])\n"
+        "    return {'status': 'failed', 'output': 'odd \\udcff'}\n"
+    )
+    corpus = _corpus_with(tmp_path, "surrogate", code)
+    junit, results = tmp_path / "j.xml", tmp_path / "r.json"
+    argv = ["-C", str(corpus), "replay", "refund-success", "--junit", str(junit)]
+    assert main([*argv, "--results", str(results)]) == 1, capsys.readouterr().err
+    assert "odd \\\\ud800" in capsys.readouterr().out
+    assert json.loads(results.read_text(encoding="utf-8"))["cases"][0]["verdict"] == "failed"
+    assert "<testcase" in junit.read_text(encoding="utf-8")
