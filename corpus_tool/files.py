@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -112,7 +113,7 @@ def _too_big(path: Path, size: str, limit: int) -> InputError:
 def parse_json(raw: bytes, path: Path) -> Any:
     """Parse JSON bytes, turning a syntax error into a one-line InputError with its line."""
     try:
-        return check_depth(json.loads(raw), path)
+        data = check_depth(json.loads(raw), path)
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text; is this a binary file?", path) from None
     except json.JSONDecodeError as err:
@@ -123,6 +124,25 @@ def parse_json(raw: bytes, path: Path) -> Any:
         raise _too_deep(path) from None
     except ValueError as err:  # an integer of more than 4300 digits
         raise InputError(f"not usable JSON: {str(err).split(';')[0]}", path) from None
+    return _mend_surrogates(data) if _SURROGATE_ESCAPE.search(raw) else data
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _mend_surrogates(value: Any) -> Any:
+    """A lone `\\ud800` (a string cut inside a UTF-16 pair by an exporter) becomes U+FFFD.
+
+    JSON allows it, UTF-8 cannot encode it: kept, it fails the first write of the case.
+    """
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_mend_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_mend_surrogates(k): _mend_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def read_json(path: Path, limit: int | None = None) -> Any:

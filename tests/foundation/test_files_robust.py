@@ -112,3 +112,14 @@ def test_add_refuses_a_device_or_pipe_without_reading_it(
     result = cli("-C", corpus_dir, "add", source)
     assert result.code == 2
     assert "not a regular file" in _one_line(result.err)
+
+
+def test_add_mends_a_lone_surrogate_escape(tmp_path: Path, corpus_dir: Path, cli: Cli) -> None:
+    doc = json.loads((EXAMPLES / "incidents/refund-success.json").read_text(encoding="utf-8"))
+    doc["input"]["userMessage"] += " CUT"
+    incident = tmp_path / "cut.json"  # an exporter cut the string inside a UTF-16 pair
+    incident.write_text(json.dumps(doc).replace(" CUT", " \\ud83d"), encoding="utf-8")
+    result = cli("-C", corpus_dir, "add", incident, "--id", "cut")
+    assert result.code == 0, result.err
+    trace = (corpus_dir / "cases/cut/trace.yaml").read_text(encoding="utf-8")
+    assert "please refund it. \ufffd" in trace
