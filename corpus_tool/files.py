@@ -283,7 +283,14 @@ def staged_dir(final: Path, replace: bool = False) -> Iterator[Path]:
             os.replace(tmp, final)
             shutil.rmtree(old, ignore_errors=True)
         else:
-            os.rename(tmp, final)
+            try:
+                os.rename(tmp, final)
+            except OSError as err:  # another run made `final` meanwhile
+                raise InputError(
+                    f"cannot create it ({err.strerror or err}); did another run write it? "
+                    "look, then rerun",
+                    final,
+                ) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from corpus_tool.errors import InputError
+from corpus_tool.files import staged_dir
 from tests.conftest import EXAMPLES, Cli
 from tests.replay.conftest import copy_corpus
 
@@ -123,3 +125,13 @@ def test_add_mends_a_lone_surrogate_escape(tmp_path: Path, corpus_dir: Path, cli
     assert result.code == 0, result.err
     trace = (corpus_dir / "cases/cut/trace.yaml").read_text(encoding="utf-8")
     assert "please refund it. \ufffd" in trace
+
+
+def test_staged_dir_losing_a_race_is_an_input_error(tmp_path: Path) -> None:
+    final = tmp_path / "cases" / "raced"
+    with pytest.raises(InputError, match="did another run write it"), staged_dir(final) as tmp:
+        (tmp / "trace.yaml").write_text("mine\n")
+        final.mkdir(parents=True)  # the other run wins the rename
+        (final / "trace.yaml").write_text("theirs\n")
+    assert (final / "trace.yaml").read_text() == "theirs\n"
+    assert [p.name for p in final.parent.iterdir()] == ["raced"]
