@@ -272,8 +272,14 @@ def staged_dir(final: Path, replace: bool = False) -> Iterator[Path]:
 
     A crash or an exception inside the block leaves `final` as it was (absent or old).
     """
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
+    except OSError as err:  # `cases` is a file, a read-only place
+        raise InputError(
+            f"cannot write here ({err.strerror or err}); make it a writable directory",
+            final.parent,
+        ) from None
     try:
         yield tmp
         if replace and final.exists():

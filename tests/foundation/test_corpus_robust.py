@@ -83,3 +83,12 @@ def test_add_force_over_a_file_named_like_the_case_is_one_line(corpus_dir: Path,
     assert result.code == 2
     assert "stray exists and is not a case directory; move it aside" in result.err
     assert (corpus_dir / "cases/stray").read_text() == "notes\n"
+
+
+def test_add_when_cases_is_a_file_is_one_line(corpus_dir: Path, cli: Cli) -> None:
+    shutil.rmtree(corpus_dir / "cases")
+    (corpus_dir / "cases").write_text("oops\n")
+    result = cli("-C", corpus_dir, "add", EXAMPLES / "incidents/refund-success.json")
+    assert result.code == 2
+    assert "cases: cannot write here" in result.err and result.err.count("\n") == 1
+    assert (corpus_dir / "cases").read_text() == "oops\n"
