@@ -253,9 +253,20 @@ def _args_run(parser: argparse.ArgumentParser) -> None:
         "--results", type=Path, metavar="FILE", help="also write the results JSON (gate input)"
     )
     parser.add_argument(
-        "--repeat", type=int, default=1, metavar="N", help="replay each case N times (determinism)"
+        "--repeat",
+        type=_repeat_count,
+        default=1,
+        metavar="N",
+        help="replay each case N times (determinism)",
     )
     _output_option(parser)
+
+
+def _repeat_count(text: str) -> int:
+    """--repeat N: 1 to 1000 (0 would silently run once, a typo like 1000000 for hours)."""
+    if not text.isdigit() or not 1 <= int(text) <= 1000:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of runs from 1 to 1000")
+    return int(text)
 
 
 def _args_replay(parser: argparse.ArgumentParser) -> None:

@@ -30,7 +30,10 @@ def check_case_id(case_id: str) -> str:
 def find_root(start: Path) -> Path | None:
     """The nearest directory at or above `start` that holds corpus.yaml."""
     here = start.resolve()
-    if here.is_file() or not here.exists():
+    try:
+        if here.is_file() or not here.exists():
+            here = here.parent
+    except OSError:  # a name too long to exist, a symlink loop: look from its directory
         here = here.parent
     for candidate in (here, *here.parents):
         if (candidate / CONFIG_NAME).is_file():

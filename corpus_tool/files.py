@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,8 +24,22 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
     """Safe loader that keeps timestamps as the strings they were written as.
 
     Corpus files are JSON-shaped: `expires: 2026-12-31` must read as the string the schemas
-    describe, whether or not the author quoted it.
+    describe, whether or not the author quoted it. A key written twice in one mapping is refused:
+    YAML would keep the last silently, so `tier: fast` above `tier: archive` hid a case.
     """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
+        seen: set[tuple[str, str]] = set()
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
+                continue
+            key = (key_node.tag, key_node.value)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key_node.value!r}; keep one", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep)
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -34,6 +50,9 @@ _Loader.yaml_implicit_resolvers = {
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 """Largest file we read unless CORPUS_MAX_INPUT_BYTES says otherwise (a runaway export)."""
 
+MAX_DEPTH = 200
+"""Deepest nesting of lists and mappings we accept: every walker downstream may recurse."""
+
 
 def input_limit() -> int:
     """The size limit in force: CORPUS_MAX_INPUT_BYTES, else MAX_INPUT_BYTES."""
@@ -41,48 +60,149 @@ def input_limit() -> int:
     return int(raw) if raw.isdigit() else MAX_INPUT_BYTES
 
 
-def read_bytes(path: Path, limit: int | None = None) -> bytes:
-    """Read a whole file, refusing directories, missing files and files over the limit."""
+def read_bytes(path: Path, limit: int | None = None, within: Path | None = None) -> bytes:
+    """Read a whole file, refusing directories, devices, missing files and files over the limit.
+
+    With `within` (a corpus root), a file that a symlink takes outside that directory is refused:
+    findings quote what they read, so a link to a runner's secrets must not be followed.
+    """
     limit = input_limit() if limit is None else limit
+    if within is not None:
+        _check_within(path, within)
     try:
-        size = path.stat().st_size
-        if path.is_dir():
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
             raise InputError("is a directory; give a file", path)
-        if size > limit:
-            raise InputError(
-                f"file is {size:,} bytes, over the {limit:,}-byte limit; "
-                "cut it with the exporter, or raise CORPUS_MAX_INPUT_BYTES",
-                path,
-            )
-        return path.read_bytes()
+        if not stat.S_ISREG(info.st_mode):  # /dev/zero never ends, a FIFO blocks the open
+            raise InputError("not a regular file (a device, pipe or socket); give a file", path)
+        if info.st_size > limit:
+            raise _too_big(path, f"{info.st_size:,} bytes", limit)
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)  # a file may grow, or lie about its size (/proc)
+        if len(data) > limit:
+            raise _too_big(path, "more than that", limit)
+        return data
     except FileNotFoundError:
         raise InputError("no such file", path) from None
     except PermissionError:
         raise InputError("permission denied", path) from None
+    except OSError as err:  # name too long, a loop of symlinks, an I/O error: still one line
+        raise InputError(f"cannot read: {err.strerror or err}", path) from None
+
+
+def _check_within(path: Path, root: Path) -> None:
+    try:
+        target = path.resolve()
+        inside = target.is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a symlink loop: read_bytes reports it
+        return
+    if not inside:
+        raise InputError(
+            f"is a symlink to {target}, outside the corpus; replace the link with the file", path
+        )
+
+
+def _too_big(path: Path, size: str, limit: int) -> InputError:
+    return InputError(
+        f"file is {size}, over the {limit:,}-byte limit; "
+        "cut it with the exporter, or raise CORPUS_MAX_INPUT_BYTES",
+        path,
+    )
 
 
 def parse_json(raw: bytes, path: Path) -> Any:
     """Parse JSON bytes, turning a syntax error into a one-line InputError with its line."""
     try:
-        return json.loads(raw)
+        data = check_depth(json.loads(raw), path)
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text; is this a binary file?", path) from None
     except json.JSONDecodeError as err:
         raise InputError(
             f"not valid JSON: {err.msg} (column {err.colno})", path, err.lineno
         ) from None
+    except RecursionError:
+        raise _too_deep(path) from None
+    except ValueError as err:  # an integer of more than 4300 digits
+        raise InputError(f"not usable JSON: {str(err).split(';')[0]}", path) from None
+    return _mend_surrogates(data) if _SURROGATE_ESCAPE.search(raw) else data
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _mend_surrogates(value: Any) -> Any:
+    """A lone `\\ud800` (a string cut inside a UTF-16 pair by an exporter) becomes U+FFFD.
+
+    JSON allows it, UTF-8 cannot encode it: kept, it fails the first write of the case.
+    """
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_mend_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_mend_surrogates(k): _mend_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def parse_yaml(text: str | bytes, path: Path) -> Any:
     """Parse one YAML document with the safe (C) loader."""
     try:
-        return yaml.load(text, Loader=_Loader)
+        return check_depth(yaml.load(text, Loader=_Loader), path, max(len(text), 1000))
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         line = mark.line + 1 if mark is not None else None
         raise InputError(f"not valid YAML: {err.problem}", path, line) from None
+    except yaml.reader.ReaderError as err:  # its str() spans two lines
+        what = (
+            "not UTF-8 text"
+            if isinstance(err.character, int) and err.character > 0x7F
+            else ("a control character")
+        )
+        raise InputError(
+            f"not valid YAML: {what} at byte {err.position}; is this a binary file?", path
+        ) from None
     except yaml.YAMLError as err:
-        raise InputError(f"not valid YAML: {err}", path) from None
+        raise InputError(f"not valid YAML: {' '.join(str(err).split())}", path) from None
+    except RecursionError:
+        raise _too_deep(path) from None
+    except ValueError as err:  # an integer of more than 4300 digits
+        raise InputError(f"not usable YAML: {str(err).split(';')[0]}", path) from None
+
+
+def check_depth(data: Any, path: Path, budget: int | None = None) -> Any:
+    """Return `data`, or refuse it when lists and mappings nest deeper than MAX_DEPTH.
+
+    `budget` caps the values a walk of the tree may meet: YAML aliases can make a few bytes
+    stand for billions of values (the "billion laughs"), which every walker downstream would
+    then visit. A document without aliases never holds more values than it has bytes.
+    """
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    seen = 0
+    while stack:
+        node, depth = stack.pop()
+        seen += 1
+        if depth > MAX_DEPTH:
+            raise _too_deep(path)
+        if budget is not None and seen > budget:
+            raise InputError(
+                "expands to more values than the file has bytes (YAML aliases?); write the "
+                "values out",
+                path,
+            )
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+    return data
+
+
+def _too_deep(path: Path) -> InputError:
+    return InputError(
+        f"nested deeper than {MAX_DEPTH} levels of lists and mappings; is this file generated "
+        "by mistake?",
+        path,
+    )
 
 
 def read_yaml(path: Path, limit: int | None = None) -> Any:
@@ -126,8 +246,17 @@ def line_at(text: str | bytes, where: tuple[str | int, ...]) -> int | None:
 
 def atomic_write(path: Path, text: str) -> None:
     """Write text to path so that readers see the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise InputError(
+            f"cannot write here: {err.strerror or err}; give another path", path
+        ) from None
+    if path.is_dir():
+        os.close(fd)
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError("is a directory; give a file name", path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
@@ -143,8 +272,14 @@ def staged_dir(final: Path, replace: bool = False) -> Iterator[Path]:
 
     A crash or an exception inside the block leaves `final` as it was (absent or old).
     """
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
+    except OSError as err:  # `cases` is a file, a read-only place
+        raise InputError(
+            f"cannot write here ({err.strerror or err}); make it a writable directory",
+            final.parent,
+        ) from None
     try:
         yield tmp
         if replace and final.exists():
@@ -154,7 +289,14 @@ def staged_dir(final: Path, replace: bool = False) -> Iterator[Path]:
             os.replace(tmp, final)
             shutil.rmtree(old, ignore_errors=True)
         else:
-            os.rename(tmp, final)
+            try:
+                os.rename(tmp, final)
+            except OSError as err:  # another run made `final` meanwhile
+                raise InputError(
+                    f"cannot create it ({err.strerror or err}); did another run write it? "
+                    "look, then rerun",
+                    final,
+                ) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

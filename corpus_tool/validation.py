@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool import completeness, files, schema
-from corpus_tool.corpus import CONFIG_NAME, Corpus
-from corpus_tool.errors import InputError
+from corpus_tool.corpus import CONFIG_NAME, Corpus, check_case_id
+from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import Finding
 
 Show = Callable[[Path], str]
@@ -33,10 +33,13 @@ class Document:
         return files.line_of(self._lines, where)
 
 
-def load(path: Path, show: Show) -> Document | Finding:
-    """The parsed document, or a finding saying why it cannot be read (never an exception)."""
+def load(path: Path, show: Show, root: Path | None = None) -> Document | Finding:
+    """The parsed document, or a finding saying why it cannot be read (never an exception).
+
+    With `root`, a file a symlink takes outside it is a finding, never read.
+    """
     try:
-        raw = files.read_bytes(path)
+        raw = files.read_bytes(path, within=root)
         return Document(path, raw, files.parse_yaml(raw, path))
     except InputError as err:
         return Finding(show(path), err.line, "$", "parse", err.message)
@@ -93,12 +96,27 @@ def check_config(corpus: Corpus, show: Show, inspect: Inspect | None = None) -> 
     return check_document(doc, "corpus", show) + _inspected(doc, inspect)
 
 
+def check_layout(corpus: Corpus, show: Show) -> list[Finding]:
+    """cases/ and waivers/ are directories when present (a file there hides every case)."""
+    return [
+        Finding(
+            show(where),
+            None,
+            "$",
+            "corpus.layout",
+            f"{where.name} is not a directory; move it aside and run `corpus init`",
+        )
+        for where in (corpus.cases_dir, corpus.waivers_dir)
+        if where.exists() and not where.is_dir()
+    ]
+
+
 def check_case(
     corpus: Corpus, case_id: str, show: Show, inspect: Inspect | None = None
 ) -> list[Finding]:
     """Both files of a case: schema, ids, completeness."""
     case_dir = corpus.cases_dir / case_id
-    found: list[Finding] = []
+    found: list[Finding] = list(_dir_name(case_dir, show))
     docs: dict[str, Document] = {}
     for name, kind in (("trace.yaml", "trace"), ("expected.yaml", "expected")):
         path = case_dir / name
@@ -113,7 +131,7 @@ def check_case(
                 )
             )
             continue
-        doc = load(path, show)
+        doc = load(path, show, corpus.root)
         if isinstance(doc, Finding):
             found.append(doc)
             continue
@@ -125,6 +143,14 @@ def check_case(
     if trace is not None and isinstance(trace.data, dict):
         found.extend(_completeness(trace, _accepted(docs.get("expected")), show))
     return found
+
+
+def _dir_name(case_dir: Path, show: Show) -> Iterator[Finding]:
+    """A directory under cases/ whose name is no case id cannot be replayed or selected."""
+    try:
+        check_case_id(case_dir.name)
+    except UsageError as err:
+        yield Finding(show(case_dir), None, "$", "case.id", f"{err.message}; rename the directory")
 
 
 def _accepted(expected: Document | None) -> set[str]:
@@ -163,7 +189,7 @@ def check_waiver(
     corpus: Corpus, path: Path, today: date, show: Show, inspect: Inspect | None = None
 ) -> list[Finding]:
     """A waiver: schema, id = file name, an existing case, not expired, not too far ahead."""
-    doc = load(path, show)
+    doc = load(path, show, corpus.root)
     if isinstance(doc, Finding):
         return [doc]
     found = check_document(doc, "waiver", show)

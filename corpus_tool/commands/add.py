@@ -114,6 +114,8 @@ def _plan(
     else:
         case_id = check_case_id(options.case_id or derive_case_id(run, options.incident))
     target = corpus.case_dir(case_id)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target} exists and is not a case directory; move it aside")
     if target.exists() and not options.force:
         raise UsageError(
             f"case {case_id!r} exists at {target}; pass --force to re-add it, or --id NEW"

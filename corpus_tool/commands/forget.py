@@ -54,9 +54,10 @@ def forget(corpus: Corpus, options: ForgetOptions, out: TextIO, environ: Mapping
 
 
 def _plan(corpus: Corpus, wanted: list[str], key_id: str) -> Plan:
-    cases = [c for c in corpus.case_ids() if _case_holds(corpus.case_dir(c), wanted)]
+    # every directory under cases/ is searched, even one whose name is no valid id
+    cases = [c for c in corpus.case_ids() if _case_holds(corpus.cases_dir / c, wanted)]
     waivers = [p for p in corpus.waiver_paths() if _waiver_case(p) in cases]
-    other = [c for c in corpus.case_ids() if _key_id(corpus.case_dir(c)) not in (None, key_id)]
+    other = [c for c in corpus.case_ids() if _key_id(corpus.cases_dir / c) not in (None, key_id)]
     return Plan(cases, waivers, other)
 
 
@@ -95,7 +96,11 @@ def _waiver_case(path: Path) -> str | None:
 
 def _apply(corpus: Corpus, plan: Plan) -> None:
     for case_id in plan.cases:
-        shutil.rmtree(corpus.case_dir(case_id))
+        case_dir = corpus.cases_dir / case_id
+        if case_dir.is_symlink():  # the link is the corpus's; what it points at is not
+            case_dir.unlink()
+        else:
+            shutil.rmtree(case_dir)
     for waiver in plan.waivers:
         waiver.unlink()
 

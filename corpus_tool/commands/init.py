@@ -27,7 +27,12 @@ def init(directory: Path, out: TextIO) -> int:
     """Create what is missing; report what was already there."""
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory} exists and is not a directory")
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(
+            f"{directory}: cannot create it ({err.strerror or err}); give a writable directory"
+        ) from None
     _create(directory / CONFIG_NAME, _template("corpus.yaml"), out)
     for sub in (CASES, WAIVERS):
         _create(directory / sub / ".gitkeep", "", out)

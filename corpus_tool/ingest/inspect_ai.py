@@ -9,8 +9,8 @@ from its `messages` transcript. `.eval` archives are read in memory, never extra
 from __future__ import annotations
 
 import io
-import json
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +81,14 @@ def _entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path) -> Any:
     if info.file_size > MAX_ENTRY_BYTES:
         raise InputError(f"{info.filename} in the archive is over {MAX_ENTRY_BYTES:,} bytes", path)
     try:
-        return json.loads(archive.read(info))
-    except (json.JSONDecodeError, UnicodeDecodeError, zipfile.BadZipFile, RuntimeError):
-        raise InputError(f"{info.filename} in the archive is not valid JSON", path) from None
+        raw = archive.read(info)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError):
+        # corrupt deflate data, an unsupported method, an encrypted entry
+        raise InputError(f"{info.filename} in the archive cannot be unpacked", path) from None
+    try:
+        return _json(raw, path)
+    except InputError as err:
+        raise InputError(f"{info.filename} in the archive: {err.message}", path) from None
 
 
 def _resolve(value: Any, attachments: dict[str, Any]) -> Any:

@@ -70,7 +70,7 @@ def load_case(corpus: Corpus, case_id: str) -> LoadedCase:
     docs: dict[str, Any] = {}
     for kind in ("trace", "expected"):
         path = corpus.case_dir(case_id) / f"{kind}.yaml"
-        data = files.read_yaml(path)
+        data = files.parse_yaml(files.read_bytes(path, within=corpus.root), path)
         if not isinstance(data, dict) or schema.errors(kind, data):
             raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
         docs[kind] = data

@@ -17,8 +17,10 @@ from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.doubles import ReplaySource, Script
 from corpus_tool.replay.guard import NetworkBlocked, no_network
 from corpus_tool.replay.loader import Agent
-from corpus_tool.replay.runtime import FrozenClock, Runtime
+from corpus_tool.replay.runtime import MAX_EVENTS, EventLimit, FrozenClock, Runtime
 from corpus_tool.replay.sequence import sequence_diff
+from corpus_tool.replay.stdio import agent_stdout, described
+from corpus_tool.replay.values import plain
 
 STATUSES = ("succeeded", "submitted", "rejected", "needs_human", "failed", "unknown", "step_limit")
 
@@ -71,16 +73,27 @@ def replay(agent: Agent, spec: CaseSpec) -> Replay:
 def run_agent(agent: Agent, case_input: dict[str, Any], rt: Runtime) -> dict[str, Any]:
     """Call the entrypoint; an exception it raises is part of the trajectory (status failed)."""
     try:
-        returned = agent(case_input, rt)
+        with agent_stdout():
+            returned = agent(case_input, rt)
     except (DivergenceError, NetworkBlocked):
         return {"status": "unknown", "output": None}
-    except (Exception, SystemExit) as err:  # sys.exit() in agent code ends the run, not corpus
-        rt.emit(
-            "error",
-            error={"type": type(err).__name__, "message": str(err)},
-            stack=_where(err),
+    except EventLimit:
+        pass  # reported below, whether or not the agent caught it
+    except KeyboardInterrupt:  # the user's Ctrl-C stops corpus-tool too
+        raise
+    except BaseException as err:  # sys.exit() or any odd BaseException ends the run, not corpus
+        if not rt.overflowed:  # past the limit not even the error event fits
+            rt.emit(
+                "error",
+                error={"type": type(err).__name__, "message": described(err)},
+                stack=_where(err),
+            )
+            return {"status": "failed", "output": None}
+    if rt.overflowed:
+        raise AgentContractError(
+            f"the agent recorded more than {MAX_EVENTS:,} events in one run; "
+            "is it looping on rt.emit?"
         )
-        return {"status": "failed", "output": None}
     return terminal_of(returned)
 
 
@@ -88,19 +101,36 @@ def _where(err: BaseException) -> str:
     """The innermost frame, file name only: no machine paths in traces or incidents."""
     frames = traceback.extract_tb(err.__traceback__)
     if not frames:
-        return f"{type(err).__name__}: {err}"
+        return f"{type(err).__name__}: {described(err)}"
     last = frames[-1]
-    return f"{Path(last.filename).name}:{last.lineno} in {last.name}: {type(err).__name__}: {err}"
+    where = f"{Path(last.filename).name}:{last.lineno} in {last.name}"
+    return f"{where}: {type(err).__name__}: {described(err)}"
 
 
 def terminal_of(returned: Any) -> dict[str, Any]:
     """The {status, output} an entrypoint returned, checked."""
-    if not isinstance(returned, Mapping) or returned.get("status") not in STATUSES:
+    try:
+        status = returned.get("status") if isinstance(returned, Mapping) else None
+        output = plain(returned.get("output")) if status in STATUSES else None
+    except Exception as err:  # a mapping that raises, an output that refers to itself
         raise AgentContractError(
-            f"the entrypoint returned {returned!r:.120}; return "
+            "the entrypoint's return value cannot be read "
+            f"({type(err).__name__}: {described(err)}); "
+            "return plain data: dicts, lists, strings, numbers"
+        ) from None
+    if status not in STATUSES:
+        raise AgentContractError(
+            f"the entrypoint returned {_shown(returned)}; return "
             f"{{'status': one of {', '.join(STATUSES)}, 'output': ...}}"
         )
-    return {"status": returned["status"], "output": returned.get("output")}
+    return {"status": status, "output": output}
+
+
+def _shown(value: Any) -> str:
+    try:
+        return f"{value!r:.120}"
+    except Exception:  # an agent's own __repr__ may raise
+        return f"a {type(value).__name__}"
 
 
 def start_of(trace: Mapping[str, Any]) -> datetime:

@@ -12,6 +12,7 @@ from typing import Any
 
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError, UsageError
+from corpus_tool.replay.stdio import agent_stdout, described
 
 Agent = Callable[[dict[str, Any], Any], Any]
 
@@ -54,11 +55,14 @@ def entrypoint(corpus: Corpus) -> Iterator[Agent]:
 def _load(corpus: Corpus, module_name: str, attr: str, root: Path) -> Agent:
     importlib.invalidate_caches()
     try:
-        module = importlib.import_module(module_name)
-    except Exception as err:  # the agent's own import errors: one line, not a traceback
+        with agent_stdout():
+            module = importlib.import_module(module_name)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as err:  # the agent's import errors, sys.exit() too: one line
         raise InputError(
             f"agent.entrypoint: cannot import {module_name} from {root}: "
-            f"{type(err).__name__}: {err}",
+            f"{type(err).__name__}: {described(err)}",
             corpus.config_path,
         ) from None
     agent = getattr(module, attr, None)

@@ -19,6 +19,13 @@ from corpus_tool.replay.values import ModelResponse, ToolCall, ToolError, plain,
 
 T = TypeVar("T")
 EMITTABLE = ("error", "state_change", "side_effect", "handoff", "retry")
+MAX_EVENTS = 10_000
+"""Events one run may record: past it the agent is looping (an emit in `while True`)."""
+
+
+class EventLimit(BaseException):
+    """Raised inside agent code at the event past MAX_EVENTS; a BaseException, like a divergence,
+    so `except Exception` in the loop cannot swallow it."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,7 @@ class Runtime:
         self._random = rng
         self.events: list[dict[str, Any]] = []
         self.divergences: list[Divergence] = []
+        self.overflowed = False  # the agent went past MAX_EVENTS (even if it caught EventLimit)
         self._steps = 0
         self._requested: list[ToolCall] = []  # tool calls models asked for, oldest first
         self._linked: dict[int, str] = {}  # index in _requested -> call id, once called
@@ -207,6 +215,9 @@ class Runtime:
 
     def _append(self, event: dict[str, Any], duration: float | None, origin: str | None) -> int:
         seq = len(self.events) + 1
+        if seq > MAX_EVENTS:
+            self.overflowed = True
+            raise EventLimit(f"more than {MAX_EVENTS:,} events in one run")
         if duration is not None:
             event["duration_ms"] = duration
             self._clock.advance(duration)

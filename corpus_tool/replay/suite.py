@@ -7,7 +7,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 from corpus_tool.corpus import Corpus, check_case_id
-from corpus_tool.errors import InputError, UsageError
+from corpus_tool.errors import CorpusError, UsageError
 from corpus_tool.replay.cases import (
     CaseResult,
     Grader,
@@ -74,7 +74,7 @@ def _load_all(
     for case_id in ids:
         try:
             loaded = load_case(corpus, case_id)
-        except InputError as err:
+        except CorpusError as err:  # a broken file, or a stray directory whose name is no id
             yield broken(case_id, str(err))
             continue
         if options.tier is not None and loaded.expected.get("tier") != options.tier:

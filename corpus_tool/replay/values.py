@@ -43,12 +43,27 @@ class ToolError(Exception):
 def plain(value: Any) -> Any:
     """A deep copy in JSON shapes (tuples become lists), so later mutation cannot reach it."""
     if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {text(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
-    if isinstance(value, (str, int, float, bool)) or value is None:
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, (int, float, bool)) or value is None:
         return value
     return copy.deepcopy(value)
+
+
+def text(value: Any) -> str:
+    """str(value) that UTF-8 can encode: a lone surrogate from agent code becomes `\\udXXX`.
+
+    Otherwise the report, the results JSON and the JUnit file all fail at their first write.
+    """
+    shown = str(value)
+    try:
+        shown.encode("utf-8")
+    except UnicodeEncodeError:
+        return shown.encode("utf-8", "backslashreplace").decode("utf-8")
+    return shown
 
 
 def response_from(data: Mapping[str, Any]) -> ModelResponse:

@@ -49,7 +49,7 @@ def scan_trace(raw: bytes) -> tuple[int, frozenset[str]] | None:
         found = (0, frozenset())
         for key in _keys(events):
             if key == "events":
-                found = _events(events)  # a repeated key: the loader keeps the last one
+                found = _events(events)
             else:
                 _skip(next(events), events)
     else:
@@ -62,11 +62,15 @@ def scan_trace(raw: bytes) -> tuple[int, frozenset[str]] | None:
 
 def _keys(events: Events) -> Iterator[str]:
     """The keys of a mapping whose start was consumed; the caller consumes each value."""
+    seen: set[str] = set()
     for event in events:
         if event.__class__ is _MAP_END:
             return
         if event.__class__ is not _SCALAR or event.value == "<<":
             raise Unsure("complex, aliased or merge key")
+        if event.value in seen:
+            raise Unsure("repeated key")  # the loader refuses the file
+        seen.add(event.value)
         yield event.value
 
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from corpus_tool.errors import UsageError
 
 _SPEC = re.compile(r"(?:(\d+)/)?(\d+)")
+MAX_SHARDS = 1000
+"""More shards than any CI runs at once; a larger N is a typo (and would build N empty shards)."""
 
 
 @dataclass(frozen=True)
@@ -27,8 +29,10 @@ class ShardSpec:
             raise UsageError(f"--shard {text!r}: give K/N, e.g. 2/4 (shard 2 of 4)")
         count = int(match.group(2))
         index = int(match.group(1)) if match.group(1) is not None else None
-        if count < 1 or (index is not None and not 1 <= index <= count):
-            raise UsageError(f"--shard {text!r}: K must be between 1 and N, and N at least 1")
+        if not 1 <= count <= MAX_SHARDS or (index is not None and not 1 <= index <= count):
+            raise UsageError(
+                f"--shard {text!r}: K must be between 1 and N, and N between 1 and {MAX_SHARDS}"
+            )
         return cls(index, count)
 
     def __str__(self) -> str:

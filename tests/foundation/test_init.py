@@ -46,3 +46,10 @@ def test_init_refuses_a_file_as_directory(tmp_path: Path, cli: Cli) -> None:
     (tmp_path / "f").write_text("x")
     result = cli("init", tmp_path / "f")
     assert result.code == 2 and "not a directory" in result.err
+
+
+def test_init_under_a_file_is_one_line(tmp_path: Path, cli: Cli) -> None:
+    (tmp_path / "f").write_text("x")
+    result = cli("init", tmp_path / "f" / "corpus")
+    assert result.code == 2
+    assert "cannot create it" in result.err and result.err.count("\n") == 1

@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import quote_plus
 
 import pytest
+import yaml
 
 from corpus_tool.redact import RedactionKey, fingerprint, pseudonym
 from corpus_tool.testing.planted import (
@@ -160,9 +161,16 @@ def test_validate_allow_list_by_fingerprint_and_stale_entries(
     assert trace_only.code == 0, trace_only.out
 
 
+def _set_key_file(config: Path, key_file: str) -> None:
+    """Point corpus.yaml's own redaction block at a key file (a second block is a duplicate key)."""
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    data["redaction"] = {"key_file": key_file}
+    config.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+
+
 def test_key_file_inside_repository_is_refused(cli: Cli, committed: Path) -> None:
     config = committed / "corpus.yaml"
-    config.write_text(config.read_text() + "redaction:\n  key_file: ../corpus.key\n")
+    _set_key_file(config, "../corpus.key")
     (committed.parent / "corpus.key").write_text(TEST_KEY)
     added = cli("-C", committed, "add", EXAMPLES / "incidents" / "refund-success.json")
     assert added.code == 2 and "inside the repository" in added.err
@@ -185,7 +193,7 @@ def test_keygen_output_outside_repository_only(
     done = cli("keygen", "--output", target, cwd=committed)
     assert done.code == 0 and stat.S_IMODE(target.stat().st_mode) == 0o600
     config = committed / "corpus.yaml"
-    config.write_text(config.read_text() + f"redaction:\n  key_file: {target}\n")
+    _set_key_file(config, str(target))
     monkeypatch.delenv("CORPUS_REDACTION_KEY")
     assert cli("-C", committed, "add", EXAMPLES / "incidents" / "refund-success.json").code == 0
 
