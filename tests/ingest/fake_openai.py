@@ -51,3 +51,16 @@ class Script:
 
     def async_client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(transport=httpx.MockTransport(self))
+
+
+def chat_until_answer(client: Any, messages: list[dict[str, Any]], run_tool: Any) -> str:
+    """The plain tool loop of a hand-written agent: ask the model, run each tool it calls
+    (`run_tool(call) -> str`), until it answers in text."""
+    while True:
+        completion = client.chat.completions.create(model="gpt-4.1-mini", messages=messages)
+        reply = completion.choices[0].message
+        if not reply.tool_calls:
+            return str(reply.content)
+        messages.append(reply.model_dump(exclude_none=True))
+        for call in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": run_tool(call)})

@@ -12,7 +12,7 @@ import pytest
 
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
-from tests.ingest.fake_openai import Script, completion
+from tests.ingest.fake_openai import Script, chat_until_answer, completion
 from tests.ingest.replaying import chat_agent, replay_case
 
 openai = pytest.importorskip("openai")
@@ -34,19 +34,7 @@ def _loop(client: Any, tracer: Any) -> str:
     with tracer.start_as_current_span(
         "weather-bot", attributes={"openinference.span.kind": "AGENT"}
     ):
-        while True:
-            reply = (
-                client.chat.completions.create(model="gpt-4.1-mini", messages=messages)
-                .choices[0]
-                .message
-            )
-            if not reply.tool_calls:
-                return str(reply.content)
-            messages.append(reply.model_dump(exclude_none=True))
-            for call in reply.tool_calls:
-                messages.append(
-                    {"role": "tool", "tool_call_id": call.id, "content": _tool(tracer, call)}
-                )
+        return chat_until_answer(client, messages, lambda call: _tool(tracer, call))
 
 
 def _tool(tracer: Any, call: Any) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
-from tests.ingest.fake_openai import Script, completion
+from tests.ingest.fake_openai import Script, chat_until_answer, completion
 from tests.ingest.replaying import chat_agent, replay_case
 
 openai = pytest.importorskip("openai")
@@ -46,23 +46,7 @@ def _agent_loop(client: Any, tracer: Any, question: str) -> str:
     with tracer.start_as_current_span("invoke_agent weather-bot") as agent_span:
         agent_span.set_attribute("gen_ai.operation.name", "invoke_agent")
         agent_span.set_attribute("gen_ai.agent.name", "weather-bot")
-        while True:
-            reply = (
-                client.chat.completions.create(model="gpt-4.1-mini", messages=messages)
-                .choices[0]
-                .message
-            )
-            if not reply.tool_calls:
-                return str(reply.content)
-            messages.append(reply.model_dump(exclude_none=True))
-            for call in reply.tool_calls:
-                messages.append(
-                    {
-                        "role": "tool",
-                        "tool_call_id": call.id,
-                        "content": _execute(tracer, tools, call),
-                    }
-                )
+        return chat_until_answer(client, messages, lambda call: _execute(tracer, tools, call))
 
 
 def _execute(tracer: Any, tools: dict[str, Any], call: Any) -> str:
