@@ -64,3 +64,12 @@ def chat_until_answer(client: Any, messages: list[dict[str, Any]], run_tool: Any
         messages.append(reply.model_dump(exclude_none=True))
         for call in reply.tool_calls:
             messages.append({"role": "tool", "tool_call_id": call.id, "content": run_tool(call)})
+
+
+def weather_script() -> Script:
+    """The weather story every round trip tells: two tool calls (one fails), then the answer."""
+    return Script([
+        completion(calls=[("call_1", "get_weather", {"city": "Tokyo"}),
+                          ("call_2", "get_station", {"station_id": "x9"})]),
+        completion("It is sunny in Tokyo."),
+    ])  # fmt: skip

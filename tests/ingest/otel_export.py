@@ -56,3 +56,20 @@ def legacy_batches(doc: dict[str, Any]) -> dict[str, Any]:
             for rs in doc["resourceSpans"]
         ]
     }
+
+
+@contextmanager
+def instrumented(instrumentor: Any, script: Any) -> Iterator[tuple[Any, Any, InMemorySpanExporter]]:
+    """An OpenAI client instrumented by `instrumentor` into an in-memory exporter.
+
+    Yields (client, tracer for the agent's own spans, exporter); uninstruments on the way out.
+    """
+    import openai
+
+    with recording("weather-service") as (provider, exporter):
+        instrumentor.instrument(tracer_provider=provider)
+        try:
+            client = openai.OpenAI(api_key="test", http_client=script.sync_client())
+            yield client, provider.get_tracer("weather-bot"), exporter
+        finally:
+            instrumentor.uninstrument()

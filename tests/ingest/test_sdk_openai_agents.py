@@ -12,7 +12,7 @@ import yaml
 
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
-from tests.ingest.fake_openai import Script, completion
+from tests.ingest.fake_openai import Script, completion, weather_script
 from tests.ingest.replaying import chat_agent, replay_case
 
 agents = pytest.importorskip("agents")
@@ -56,11 +56,7 @@ def _run_agent(tmp_path: Path) -> Path:
         """A weather station by id."""
         raise LookupError(f"no station {station_id}")
 
-    script = Script([
-        completion(calls=[("call_1", "get_weather", {"city": "Tokyo"}),
-                          ("call_2", "get_station", {"station_id": "x9"})]),
-        completion("It is sunny in Tokyo."),
-    ])  # fmt: skip
+    script = weather_script()
     client = openai.AsyncOpenAI(api_key="test", http_client=script.async_client())
     model = agents.OpenAIChatCompletionsModel(model="gpt-4.1-mini", openai_client=client)
     agent = agents.Agent(

@@ -12,7 +12,7 @@ import pytest
 
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
-from tests.ingest.fake_openai import Script, chat_until_answer, completion
+from tests.ingest.fake_openai import chat_until_answer, weather_script
 from tests.ingest.replaying import chat_agent, replay_case
 
 openai = pytest.importorskip("openai")
@@ -21,7 +21,7 @@ pytest.importorskip("opentelemetry.exporter.otlp.proto.common")
 
 from opentelemetry.trace import Status, StatusCode  # noqa: E402
 
-from tests.ingest.otel_export import otlp_json, recording  # noqa: E402
+from tests.ingest.otel_export import instrumented, otlp_json  # noqa: E402
 
 SYSTEM = "Answer weather questions."
 
@@ -62,19 +62,8 @@ def _tool(tracer: Any, call: Any) -> str:
 
 @pytest.fixture
 def finished(tmp_path: Path) -> Iterator[Any]:
-    script = Script([
-        completion(calls=[("call_1", "get_weather", {"city": "Tokyo"}),
-                          ("call_2", "get_station", {"station_id": "x9"})]),
-        completion("It is sunny in Tokyo."),
-    ])  # fmt: skip
-    with recording("weather-service") as (provider, exporter):
-        instrumentor = oi.OpenAIInstrumentor()
-        instrumentor.instrument(tracer_provider=provider)
-        try:
-            client = openai.OpenAI(api_key="test", http_client=script.sync_client())
-            assert _loop(client, provider.get_tracer("weather-bot")) == "It is sunny in Tokyo."
-        finally:
-            instrumentor.uninstrument()
+    with instrumented(oi.OpenAIInstrumentor(), weather_script()) as (client, tracer, exporter):
+        assert _loop(client, tracer) == "It is sunny in Tokyo."
         yield exporter
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
-from tests.ingest.fake_openai import Script, chat_until_answer, completion
+from tests.ingest.fake_openai import chat_until_answer, weather_script
 from tests.ingest.replaying import chat_agent, replay_case
 
 openai = pytest.importorskip("openai")
@@ -22,7 +22,7 @@ instrumentation = pytest.importorskip("opentelemetry.instrumentation.openai")
 
 from opentelemetry.trace import Status, StatusCode  # noqa: E402
 
-from tests.ingest.otel_export import legacy_batches, otlp_json, recording  # noqa: E402
+from tests.ingest.otel_export import instrumented, legacy_batches, otlp_json  # noqa: E402
 
 SYSTEM = "Answer weather questions."
 TOOLS: dict[str, Any] = {}
@@ -71,20 +71,9 @@ def _execute(tracer: Any, tools: dict[str, Any], call: Any) -> str:
 
 @pytest.fixture
 def otel_run(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    script = Script([
-        completion(calls=[("call_1", "get_weather", {"city": "Tokyo"}),
-                          ("call_2", "get_station", {"station_id": "x9"})]),
-        completion("It is sunny in Tokyo."),
-    ])  # fmt: skip
-    with recording("weather-service") as (provider, exporter):
-        instrumentor = instrumentation.OpenAIInstrumentor()
-        instrumentor.instrument(tracer_provider=provider)
-        try:
-            client = openai.OpenAI(api_key="test", http_client=script.sync_client())
-            answer = _agent_loop(client, provider.get_tracer("weather-bot"), "Weather in Tokyo?")
-        finally:
-            instrumentor.uninstrument()
-        assert answer == "It is sunny in Tokyo."
+    instrumentor = instrumentation.OpenAIInstrumentor()
+    with instrumented(instrumentor, weather_script()) as (client, tracer, exporter):
+        assert _agent_loop(client, tracer, "Weather in Tokyo?") == "It is sunny in Tokyo."
         yield otlp_json(exporter)
 
 
