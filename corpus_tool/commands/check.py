@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import TextIO
 
 from corpus_tool.commands.replay import ReplayOptions, execute, finish
-from corpus_tool.commands.validate import corpus_findings
+from corpus_tool.commands.validate import corpus_findings, shower
 from corpus_tool.corpus import Corpus
-from corpus_tool.findings import Finding
 from corpus_tool.replay.suite import select
 
 
@@ -28,7 +27,8 @@ def check(
 
     `environ` (default: the process environment) may hold the redaction key.
     """
-    findings = _validate(corpus, today, cwd, os.environ if environ is None else environ)
+    env = os.environ if environ is None else environ
+    findings = corpus_findings(corpus, today, shower(cwd), env)
     if options.output == "text":
         for finding in findings:
             out.write(finding.text() + "\n")
@@ -39,13 +39,3 @@ def check(
     finish(corpus, results, options, out, "check", extra)
     failing = findings or any(r.counts_as_failure for r in results)
     return 1 if failing else 0
-
-
-def _validate(corpus: Corpus, today: date, cwd: Path, environ: Mapping[str, str]) -> list[Finding]:
-    def show(path: Path) -> str:
-        try:
-            return str(path.relative_to(cwd))
-        except ValueError:
-            return str(path)
-
-    return corpus_findings(corpus, today, show, environ)

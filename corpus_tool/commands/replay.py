@@ -10,7 +10,6 @@ from typing import Any, TextIO
 
 from corpus_tool import files
 from corpus_tool.corpus import Corpus
-from corpus_tool.errors import UsageError
 from corpus_tool.grade import grade_checks
 from corpus_tool.replay import results as report
 from corpus_tool.replay.cases import CaseResult
@@ -38,8 +37,6 @@ def execute(
     corpus: Corpus, ids: Sequence[str], options: ReplayOptions, out: TextIO
 ) -> list[CaseResult]:
     """Run the cases, printing a verdict line per case (and a progress bar on a terminal)."""
-    if options.run.repeat < 1:
-        raise UsageError("--repeat must be at least 1")
     if options.output == "json":
         return run(corpus, ids, options.run, grader=grade_checks)
     with _progress(out, len(ids)) as say:

@@ -45,7 +45,7 @@ def validate(
     redaction allow-list needs.
     """
     targets = _targets_for_paths(paths, cwd) if paths else [_whole(root, cwd)]
-    show = _shower(cwd)
+    show = shower(cwd)
     env = os.environ if environ is None else environ
     found: list[Finding] = []
     for target in targets:
@@ -124,7 +124,9 @@ def _classify(target: Targets, rel: Path) -> None:
             target.waivers.add(target.corpus.root / rel)
 
 
-def _shower(cwd: Path) -> validation.Show:
+def shower(cwd: Path) -> validation.Show:
+    """Paths in findings: relative to the current directory, as the user typed them."""
+
     def show(path: Path) -> str:
         try:
             return os.path.relpath(path, cwd)
