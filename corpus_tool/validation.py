@@ -15,6 +15,8 @@ from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import Finding
 
 Show = Callable[[Path], str]
+Valid = dict[Path, Any]
+"""Case files found schema-valid in this run, by path: `check` replays from them, unparsed again."""
 
 
 @dataclass(frozen=True)
@@ -112,9 +114,13 @@ def check_layout(corpus: Corpus, show: Show) -> list[Finding]:
 
 
 def check_case(
-    corpus: Corpus, case_id: str, show: Show, inspect: Inspect | None = None
+    corpus: Corpus,
+    case_id: str,
+    show: Show,
+    inspect: Inspect | None = None,
+    valid: Valid | None = None,
 ) -> list[Finding]:
-    """Both files of a case: schema, ids, completeness."""
+    """Both files of a case: schema, ids, completeness; schema-valid files go into `valid`."""
     case_dir = corpus.cases_dir / case_id
     found: list[Finding] = list(_dir_name(case_dir, show))
     docs: dict[str, Document] = {}
@@ -135,7 +141,10 @@ def check_case(
         if isinstance(doc, Finding):
             found.append(doc)
             continue
-        found.extend(check_document(doc, kind, show))
+        problems = check_document(doc, kind, show)
+        if not problems and valid is not None:
+            valid[path] = doc.data
+        found.extend(problems)
         found.extend(_inspected(doc, inspect))
         found.extend(_id_matches(doc, case_id, show))
         docs[kind] = doc

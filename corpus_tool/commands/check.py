@@ -13,6 +13,7 @@ from corpus_tool.commands.replay import ReplayOptions, execute, finish
 from corpus_tool.commands.validate import corpus_findings, shower
 from corpus_tool.corpus import Corpus
 from corpus_tool.replay.suite import select
+from corpus_tool.validation import Valid
 
 
 def check(
@@ -28,13 +29,14 @@ def check(
     `environ` (default: the process environment) may hold the redaction key.
     """
     env = os.environ if environ is None else environ
-    findings = corpus_findings(corpus, today, shower(cwd), env)
+    valid: Valid = {}  # what validation parsed and found sound, replay takes as is
+    findings = corpus_findings(corpus, today, shower(cwd), env, valid)
     if options.output == "text":
         for finding in findings:
             out.write(finding.text() + "\n")
         if findings:
             out.write(f"{len(findings)} validation finding(s); see `corpus validate`\n\n")
-    results = execute(corpus, select(corpus, options.run), options, out)
+    results = execute(corpus, select(corpus, options.run), options, out, valid)
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
     finish(corpus, results, options, out, "check", extra)
     failing = findings or any(r.counts_as_failure for r in results)

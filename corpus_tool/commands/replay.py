@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,13 +34,27 @@ def replay(corpus: Corpus, options: ReplayOptions, out: TextIO) -> int:
 
 
 def execute(
-    corpus: Corpus, ids: Sequence[str], options: ReplayOptions, out: TextIO
+    corpus: Corpus,
+    ids: Sequence[str],
+    options: ReplayOptions,
+    out: TextIO,
+    valid: Mapping[Path, Any] | None = None,
 ) -> list[CaseResult]:
-    """Run the cases, printing a verdict line per case (and a progress bar on a terminal)."""
+    """Run the cases, printing a verdict line per case (and a progress bar on a terminal).
+
+    `valid`: case files already parsed and schema-checked in this run, not read again.
+    """
     if options.output == "json":
-        return run(corpus, ids, options.run, grader=grade_checks)
+        return run(corpus, ids, options.run, grader=grade_checks, valid=valid)
     with _progress(out, len(ids)) as say:
-        return run(corpus, ids, options.run, lambda r: say(report.headline(r)), grader=grade_checks)
+        return run(
+            corpus,
+            ids,
+            options.run,
+            lambda r: say(report.headline(r)),
+            grader=grade_checks,
+            valid=valid,
+        )
 
 
 def finish(

@@ -56,10 +56,17 @@ def validate(
 
 
 def corpus_findings(
-    corpus: Corpus, today: date, show: validation.Show, environ: Mapping[str, str]
+    corpus: Corpus,
+    today: date,
+    show: validation.Show,
+    environ: Mapping[str, str],
+    valid: validation.Valid | None = None,
 ) -> list[Finding]:
-    """Every finding of a whole corpus, sorted (what `corpus check` reports first)."""
-    return sort_findings(_check(_everything(corpus), today, show, environ))
+    """Every finding of a whole corpus, sorted (what `corpus check` reports first).
+
+    Case files found schema-valid are collected in `valid`, for replay to reuse.
+    """
+    return sort_findings(_check(_everything(corpus), today, show, environ, valid))
 
 
 def _everything(corpus: Corpus) -> Targets:
@@ -67,7 +74,11 @@ def _everything(corpus: Corpus) -> Targets:
 
 
 def _check(
-    target: Targets, today: date, show: validation.Show, environ: Mapping[str, str]
+    target: Targets,
+    today: date,
+    show: validation.Show,
+    environ: Mapping[str, str],
+    valid: validation.Valid | None = None,
 ) -> list[Finding]:
     corpus = target.corpus
     guard = open_guard(corpus.root, corpus.config, corpus.waiver_paths(), environ, today, show)
@@ -75,7 +86,7 @@ def _check(
     if target.config:
         found.extend(validation.check_config(corpus, show, guard.inspect))
     for case_id in sorted(target.cases):
-        found.extend(validation.check_case(corpus, case_id, show, guard.inspect))
+        found.extend(validation.check_case(corpus, case_id, show, guard.inspect, valid))
     for waiver in sorted(target.waivers):
         found.extend(validation.check_waiver(corpus, waiver, today, show, guard.inspect))
     if target.whole:  # an entry is stale only if no file of the whole corpus needs it

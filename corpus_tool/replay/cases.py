@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from corpus_tool import files, schema
@@ -65,11 +66,17 @@ class LoadedCase:
     expected: Mapping[str, Any]
 
 
-def load_case(corpus: Corpus, case_id: str) -> LoadedCase:
-    """Read trace.yaml and expected.yaml; a bad file is an InputError naming it."""
+def load_case(corpus: Corpus, case_id: str, valid: Mapping[Path, Any] | None = None) -> LoadedCase:
+    """Read trace.yaml and expected.yaml; a bad file is an InputError naming it.
+
+    Files in `valid` (parsed and schema-checked by validation in this run) are not read again.
+    """
     docs: dict[str, Any] = {}
     for kind in ("trace", "expected"):
         path = corpus.case_dir(case_id) / f"{kind}.yaml"
+        if valid is not None and path in valid:
+            docs[kind] = valid[path]
+            continue
         data = files.parse_yaml(files.read_bytes(path, within=corpus.root), path)
         if not isinstance(data, dict) or schema.errors(kind, data):
             raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import CorpusError, UsageError
@@ -49,12 +51,16 @@ def run(
     report: Callable[[CaseResult], None] = lambda result: None,
     *,
     grader: Grader,
+    valid: Mapping[Path, Any] | None = None,
 ) -> list[CaseResult]:
-    """Replay and grade each case; `report` sees each result as it comes."""
+    """Replay and grade each case; `report` sees each result as it comes.
+
+    `valid` holds case files this run already parsed and schema-checked (`corpus check`).
+    """
     results: list[CaseResult] = []
     with ExitStack() as stack:
         agent: Agent | None = None
-        for loaded_or_result in _load_all(corpus, ids, options):
+        for loaded_or_result in _load_all(corpus, ids, options, valid):
             if isinstance(loaded_or_result, CaseResult):
                 result = loaded_or_result
             else:
@@ -69,11 +75,11 @@ def run(
 
 
 def _load_all(
-    corpus: Corpus, ids: Sequence[str], options: RunOptions
+    corpus: Corpus, ids: Sequence[str], options: RunOptions, valid: Mapping[Path, Any] | None
 ) -> Iterator[LoadedCase | CaseResult]:
     for case_id in ids:
         try:
-            loaded = load_case(corpus, case_id)
+            loaded = load_case(corpus, case_id, valid)
         except CorpusError as err:  # a broken file, or a stray directory whose name is no id
             yield broken(case_id, str(err))
             continue

@@ -7,6 +7,7 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
 import yaml
 
 from corpus_tool.corpus import Corpus
@@ -221,3 +222,23 @@ def test_waiver_may_name_the_replay_checks(cli: Cli, tmp_path: Path) -> None:
     waiver.write_text(waiver.read_text().replace("replay.determinism", "replay.speed"))
     code, out, _ = cli("-C", str(corpus), "validate")
     assert code == 1 and "unknown check replay.speed; known: all, errors." in out
+
+
+def test_check_parses_each_case_file_once(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    from collections import Counter
+
+    from corpus_tool import files
+
+    parsed: Counter[str] = Counter()
+    real = files.parse_yaml
+
+    def counting(text: str | bytes, path: Path) -> object:
+        if CORPUS / "cases" in Path(path).parents:
+            parsed[str(Path(path).relative_to(CORPUS))] += 1
+        return real(text, path)
+
+    monkeypatch.setattr(files, "parse_yaml", counting)
+    code, out, _ = cli("-C", str(CORPUS), "check")
+    assert code == 1 and "6 case(s): 4 passed, 1 failed" in out
+    assert len(parsed) == 12, sorted(parsed)
+    assert set(parsed.values()) == {1}, {k: v for k, v in parsed.items() if v != 1}
