@@ -83,8 +83,6 @@ def test_grade_lost_retry_story_names_the_double_refund() -> None:
     # The example trace is recorded from the fixed agent (one key, one refund); the incident's
     # bug is rebuilt from it: the retry without its key, and payments refunding twice.
     trace_path = EXAMPLES / "create-refund-lost-retry" / "trace.yaml"
-    if not trace_path.is_file():
-        pytest.skip("example corpus absent")
     trace = yaml.safe_load(trace_path.read_text(encoding="utf-8"))
     expect = {
         "idempotency": {"tools": ["create_refund"]},
