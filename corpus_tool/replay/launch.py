@@ -10,7 +10,7 @@ from pathlib import Path
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.replay.loader import import_root
-from corpus_tool.replay.pool import Launch
+from corpus_tool.replay.process import Launch
 from corpus_tool.replay.wire import WorkerSetup
 
 DEFAULT_TIMEOUT_S = 60.0

@@ -1,39 +1,30 @@
-"""Replay workers as seen from the grading process: start, feed, time, stop, replace.
+"""Replay workers from the grading process's side: feed them cases, collect, replace the broken.
 
 A `Pool` runs jobs (one case, `runs` times) on up to `size` worker processes. Each worker
-imports the agent once and replays many cases; a job stays on one worker for all its runs. A
-worker that misbehaves never takes the run down with it: every way it can fail (past the time
-limit, exited, killed, an unreadable reply, a fault it reports itself) ends its job with a
-`Fault`, the worker is stopped (its whole process group), and the next job gets a fresh one.
+imports the agent once and replays many cases; all runs of a job go to one worker. A worker
+holds its current run and, when every worker has work, one queued run, so it never waits
+while the parent grades. One thread does it all: a selector waits for whichever worker answers
+first, or for the earliest deadline.
+
+A worker that misbehaves never takes the run down with it: every way it can fail (past the
+time limit, exited, killed, an unreadable reply, a fault it reports itself) ends the job it was
+running with a `Fault`, the worker is stopped, a job queued behind it goes back to the queue
+untouched, and a fresh worker takes over.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import queue
-import shutil
-import signal
-import subprocess
-import sys
-import tempfile
-import threading
+import selectors
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, replace
-from pathlib import Path
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-import corpus_tool
-from corpus_tool.replay import wire
-from corpus_tool.replay.stacks import main_thread_stack, where_stuck
-from corpus_tool.replay.worker import BOOT, MAX_OUTPUT
+from corpus_tool.replay.process import Failed, Fault, Launch, Worker
 
-STACK_WAIT_S = 1.0
-"""How long a worker past its limit gets to dump its stack before it is killed."""
-EXIT_WAIT_S = 2.0
-"""How long a worker that closed its pipe gets to exit before it is killed."""
+__all__ = ["Fault", "Job", "Launch", "Outcome", "Pool", "StartError"]
 
 
 @dataclass(frozen=True)
@@ -42,14 +33,6 @@ class Job:
 
     request: bytes
     runs: int = 1
-
-
-@dataclass(frozen=True)
-class Fault:
-    """Why a job has no (complete) replay: one line, and the worker's stack when there is one."""
-
-    reason: str
-    stack: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,246 +49,38 @@ class StartError(Exception):
     """The agent cannot be imported in a worker (its message is the one-line reason)."""
 
 
-class _Failed(Exception):
-    def __init__(self, fault: Fault, output: str = "") -> None:
-        super().__init__(fault.reason)
-        self.fault, self.output = fault, output
+@dataclass
+class _Progress:
+    replies: list[dict[str, Any]] = field(default_factory=list)
+    began: float | None = None  # when its first run reached the head of its worker's queue
 
 
-@dataclass(frozen=True)
-class Launch:
-    """How to start a worker: its setup (paths filled in per worker), environment, time limit."""
-
-    setup: wire.WorkerSetup
-    env: Mapping[str, str]
-    timeout_s: float
-
-
-class Worker:
-    """One worker process, from the parent's side."""
-
-    def __init__(self, launch: Launch) -> None:
-        self.timeout_s = launch.timeout_s
-        self.scratch = Path(tempfile.mkdtemp(prefix="corpus-worker-"))
-        work = self.scratch / "work"
-        (self.scratch / "tmp").mkdir()
-        work.mkdir()
-        self.capture, stack = self.scratch / "output", self.scratch / "stack"
-        self.setup = replace(launch.setup, capture=self.capture, stack=stack)
-        env = {**launch.env, "HOME": str(work), "TMPDIR": str(self.scratch / "tmp")}
-        package_dir = str(Path(corpus_tool.__file__).resolve().parent.parent)
-        with open(self.capture, "ab") as capture:
-            self.process = subprocess.Popen(
-                [sys.executable, "-u", "-c", BOOT, package_dir],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=capture,
-                cwd=work,
-                env=env,
-                bufsize=0,
-                start_new_session=os.name == "posix",  # its own group: killed with its children
-            )
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self._requests, self._replies = self.process.stdin.fileno(), self.process.stdout.fileno()
-        self.isolation = ""
-
-    def handshake(self) -> None:
-        """Send the setup and wait for the agent's import; StartError when it fails."""
-        try:
-            wire.write_frame(self._requests, wire.encode_setup(self.setup))
-            reply = self._reply(time.monotonic() + self.timeout_s)
-        except _Failed as failed:
-            where = self.setup.corpus_root / "corpus.yaml"
-            raise StartError(_at_import(where, failed.fault.reason, failed.output)) from None
-        if reply["kind"] == "import_error":
-            self.stop()
-            raise StartError(str(reply.get("error")))
-        if reply["kind"] != "ready":
-            self.stop()
-            raise StartError("the worker answered its setup with something else")
-        self.isolation = str(reply.get("isolation"))
-
-    def exchange(self, request: bytes) -> dict[str, Any]:
-        """One run of a case: its reply, or _Failed (the worker is stopped then)."""
-        try:
-            wire.write_frame(self._requests, request)
-        except wire.Closed:
-            raise self._gone() from None
-        return self._reply(time.monotonic() + self.timeout_s)
-
-    def _reply(self, deadline: float) -> dict[str, Any]:
-        try:
-            reply = wire.decode_reply(wire.read_frame(self._replies, deadline=deadline))
-        except wire.Late:
-            raise self._late() from None
-        except wire.Closed:
-            raise self._gone() from None
-        except (wire.WireError, OSError) as err:
-            output = self._stop_with_output()
-            raise _Failed(Fault(f"the worker sent an unreadable reply: {err}"), output) from None
-        if not isinstance(reply.get("output", ""), str) or not _is_text(reply.get("fault")):
-            output = self._stop_with_output()
-            raise _Failed(Fault("the worker sent a malformed reply"), output)
-        return reply
-
-    def _late(self) -> _Failed:
-        stack = self._sample_stack()
-        output = self._stop_with_output()
-        where = where_stuck(stack)
-        reason = f"did not finish within {self.timeout_s:g} s (replay.timeout_s or --timeout)"
-        reason += f"; stuck at {where}" if where else "; no stack could be taken"
-        return _Failed(Fault(reason + "; the worker was stopped", tuple(stack)), output)
-
-    def _gone(self) -> _Failed:
-        try:
-            code = self.process.wait(EXIT_WAIT_S)
-        except subprocess.TimeoutExpired:
-            code = None
-        output = self._stop_with_output()
-        if code is None:
-            return _Failed(Fault("the worker closed its pipe to the grading process"), output)
-        return _Failed(Fault(f"the worker {_exit_text(code)}"), output)
-
-    def _sample_stack(self) -> list[str]:
-        """Ask the worker for its stack (SIGUSR1: faulthandler) and read the main thread's."""
-        path = self.setup.stack
-        with contextlib.suppress(OSError, AttributeError):
-            before = path.stat().st_size
-            os.kill(self.process.pid, signal.SIGUSR1)
-            _wait_for_growth(path, before, time.monotonic() + STACK_WAIT_S)
-        try:
-            return main_thread_stack(path.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            return []
-
-    def _stop_with_output(self) -> str:
-        output = read_output(self.capture)
-        self.stop()
-        return output
-
-    def stop(self) -> None:
-        """End the worker (and anything it started in its process group); remove its files."""
-        with contextlib.suppress(OSError):
-            self.process.stdin.close()  # type: ignore[union-attr]
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(0.5 if self.process.poll() is None else 0)
-        _kill_group(self.process)
-        with contextlib.suppress(OSError):
-            self.process.stdout.close()  # type: ignore[union-attr]
-        shutil.rmtree(self.scratch, ignore_errors=True)
-
-
-def _wait_for_growth(path: Path, before: int, deadline: float) -> None:
-    """Until the file has grown and then stayed the same size for a moment (a whole dump)."""
-    last = before
-    while time.monotonic() < deadline:
-        time.sleep(0.05)
-        size = path.stat().st_size
-        if before < size == last:
-            return
-        last = size
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    if os.name == "posix":
-        with contextlib.suppress(OSError):
-            os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        process.kill()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(EXIT_WAIT_S)
-
-
-def _exit_text(code: int) -> str:
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"was killed by {name}"
-    return f"exited with status {code} (os._exit or a crash in agent code)"
-
-
-def _at_import(config: Path, reason: str, output: str) -> str:
-    """One line: why the worker never became ready, with the last line it printed."""
-    tail = output.strip().splitlines()[-1:]
-    said = f" (its last output: {tail[0][:200]})" if tail else ""
-    return f"{config}: agent.entrypoint: importing it in a replay worker failed: {reason}{said}"
-
-
-def _is_text(value: Any) -> bool:
-    return value is None or isinstance(value, str)
-
-
-def read_output(path: Path) -> str:
-    """The tail of a worker's capture file (what the agent printed in the case that failed)."""
-    try:
-        with open(path, "rb") as file:
-            size = file.seek(0, os.SEEK_END)
-            file.seek(max(0, size - MAX_OUTPUT))
-            data = file.read()
-    except OSError:
-        return ""
-    cut = f"[... {size - MAX_OUTPUT:,} bytes cut ...]\n" if size > MAX_OUTPUT else ""
-    return cut + data.decode("utf-8", "backslashreplace")
-
-
+@dataclass
 class _Slot:
-    """A place for one worker; the worker is started on first use and after each failure."""
+    """A place for one worker: started on demand, replaced after a failure."""
 
-    def __init__(self, pool: Pool) -> None:
-        self._pool = pool
-        self.worker: Worker | None = None
+    worker: Worker | None = None
+    starting: bool = False
+    deadline: float | None = None  # of the run at the head of `sent` (or of the start)
+    sent: deque[int] = field(default_factory=deque)  # job index of each run sent, oldest first
+    runs: deque[int] = field(default_factory=deque)  # runs of its current job not sent yet
 
-    def execute(self, job: Job) -> Outcome:
-        started = time.perf_counter()
-        replies: list[dict[str, Any]] = []
-        output: list[str] = []
-        for _ in range(max(1, job.runs)):
-            try:
-                reply = self._ready().exchange(job.request)
-            except _Failed as failed:
-                self.worker = None
-                return _outcome(replies, [*output, failed.output], failed.fault, started)
-            replies.append(reply)
-            output.append(reply.get("output") or "")
-            if reply.get("fault"):
-                self.retire()
-                fault = Fault(f"the agent broke its worker: {reply['fault']}")
-                return _outcome(replies, output, fault, started)
-        return _outcome(replies, output, None, started)
-
-    def _ready(self) -> Worker:
-        if self.worker is None:
-            self.worker = self._pool.start_worker()
-        return self.worker
-
-    def retire(self) -> None:
-        if self.worker is not None:
-            self.worker.stop()
-            self.worker = None
-
-
-def _outcome(
-    replies: list[dict[str, Any]], output: list[str], fault: Fault | None, started: float
-) -> Outcome:
-    duration = round((time.perf_counter() - started) * 1000, 1)
-    return Outcome(tuple(replies), "".join(output), fault, duration)
+    @property
+    def busy(self) -> bool:
+        return self.starting or bool(self.sent)
 
 
 class Pool:
     """Up to `size` workers for one corpus; use as a context manager, which stops them all."""
 
     def __init__(self, launch: Launch, size: int = 1, start: Callable[[Launch], Worker] = Worker):
-        self.launch, self.size, self._start = launch, max(1, size), start
-        self._slots: queue.SimpleQueue[_Slot] = queue.SimpleQueue()
-        self._all = [_Slot(self) for _ in range(self.size)]
-        for slot in self._all:
-            self._slots.put(slot)
-        self._lock = threading.Lock()
+        self.launch, self._start = launch, start
+        self._slots = [_Slot() for _ in range(max(1, size))]
         self._ever_ready = False
-        self._closed = False
         self.isolation = ""
+        self._jobs: Sequence[Job] = ()
+        self._todo: deque[int] = deque()
+        self._progress: dict[int, _Progress] = {}
 
     def __enter__(self) -> Pool:
         return self
@@ -313,46 +88,210 @@ class Pool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def start_worker(self) -> Worker:
-        """A new worker, imported and ready; StartError while none has ever been ready."""
-        if self._closed:
-            raise _Failed(Fault("the run was stopped before this case could run"))
-        worker = self._start(self.launch)
-        try:
-            worker.handshake()
-        except StartError as err:
-            if not self._ever_ready:
-                raise
-            raise _Failed(Fault(str(err))) from None
-        with self._lock:
-            self._ever_ready, self.isolation = True, worker.isolation
-        return worker
-
-    def run(self, jobs: Sequence[Job]) -> Iterator[tuple[int, Outcome]]:
-        """Run every job; yields (index, outcome) as each finishes."""
-        if not jobs:
-            return
-        executor = ThreadPoolExecutor(min(self.size, len(jobs)), "corpus-worker-io")
-        try:
-            futures: dict[Future[Outcome], int] = {
-                executor.submit(self._on_a_slot, job): index for index, job in enumerate(jobs)
-            }
-            for future in as_completed(futures):
-                yield futures[future], future.result()
-        finally:
-            executor.shutdown(wait=False, cancel_futures=True)
-
-    def _on_a_slot(self, job: Job) -> Outcome:
-        slot = self._slots.get()
-        try:
-            return slot.execute(job)
-        except _Failed as failed:  # the pool closed, or a replacement worker cannot start
-            return Outcome((), failed.output, failed.fault, 0.0)
-        finally:
-            self._slots.put(slot)
-
     def close(self) -> None:
         """Stop every worker."""
-        self._closed = True
-        for slot in self._all:
-            slot.retire()
+        for slot in self._slots:
+            self._retire(slot)
+
+    def run(self, jobs: Sequence[Job]) -> Iterator[tuple[int, Outcome]]:
+        """Run every job; yields (index, outcome) as each finishes (StartError: no import)."""
+        self._jobs, self._todo, self._progress = jobs, deque(range(len(jobs))), {}
+        selector = selectors.DefaultSelector()
+        for slot in self._slots:  # workers kept from an earlier run (the pytest plugin's)
+            if slot.worker is not None:
+                selector.register(slot.worker.replies, selectors.EVENT_READ, slot)
+        try:
+            while self._todo or any(s.busy or s.runs for s in self._slots):
+                yield from self._feed(selector)
+                yield from self._wait(selector)
+        finally:
+            selector.close()
+            for slot in self._slots:
+                if slot.busy:  # abandoned mid-run: these workers hold runs nobody will read
+                    self._retire(slot)
+
+    # -- feeding --------------------------------------------------------------------------
+
+    def _feed(self, selector: selectors.BaseSelector) -> Iterator[tuple[int, Outcome]]:
+        takers = sum(1 for s in self._slots if s.worker is not None and not s.sent and not s.runs)
+        spare = len(self._todo) - takers  # jobs no started or idle worker will take
+        for slot in self._slots:
+            if slot.worker is None and spare > 0:
+                spare -= 1
+                yield from self._begin(slot, selector)
+        idle = any(s.worker is not None and not s.busy and not s.runs for s in self._slots)
+        for slot in self._slots:
+            if slot.worker is not None and not slot.starting:
+                # a second, queued run only when no worker waits for work
+                yield from self._send(slot, selector, depth=1 if idle else 2)
+
+    def _begin(
+        self, slot: _Slot, selector: selectors.BaseSelector
+    ) -> Iterator[tuple[int, Outcome]]:
+        slot.worker = self._start(self.launch)
+        slot.starting, slot.deadline = True, time.monotonic() + self.launch.timeout_s
+        try:
+            slot.worker.begin()
+        except Failed as failed:
+            yield from self._not_started(slot, failed.fault.reason, failed.output)
+            return
+        selector.register(slot.worker.replies, selectors.EVENT_READ, slot)
+
+    def _send(
+        self, slot: _Slot, selector: selectors.BaseSelector, depth: int
+    ) -> Iterator[tuple[int, Outcome]]:
+        while slot.worker is not None and len(slot.sent) < depth:
+            if not slot.runs:
+                if not self._todo:
+                    return
+                index = self._todo.popleft()
+                self._progress[index] = _Progress()
+                slot.runs.extend([index] * max(1, self._jobs[index].runs))
+            index = slot.runs.popleft()
+            try:
+                slot.worker.send(self._jobs[index].request)
+            except Failed as failed:  # it died idle: blame this job, so the run always advances
+                victim = slot.sent[0] if slot.sent else index
+                yield from self._fail(slot, selector, failed.fault, failed.output, victim)
+                return
+            slot.sent.append(index)
+            if len(slot.sent) == 1:
+                self._head_started(slot)
+
+    def _head_started(self, slot: _Slot) -> None:
+        """The run at the head of `sent` is now running: its deadline starts."""
+        now = time.monotonic()
+        slot.deadline = now + self.launch.timeout_s
+        progress = self._progress[slot.sent[0]]
+        progress.began = progress.began if progress.began is not None else now
+
+    # -- collecting -------------------------------------------------------------------------
+
+    def _wait(self, selector: selectors.BaseSelector) -> Iterator[tuple[int, Outcome]]:
+        deadlines = [s.deadline for s in self._slots if s.busy and s.deadline is not None]
+        if not deadlines:
+            return
+        events = selector.select(max(0.0, min(deadlines) - time.monotonic()))
+        for key, _ in events:
+            yield from self._answer(key.data, selector)
+        now = time.monotonic()
+        for slot in self._slots:  # past the deadline and silent: read() samples, then stops it
+            if slot.busy and slot.deadline is not None and slot.deadline <= now:
+                yield from self._answer(slot, selector)
+
+    def _answer(
+        self, slot: _Slot, selector: selectors.BaseSelector
+    ) -> Iterator[tuple[int, Outcome]]:
+        if slot.worker is None:
+            return  # already handled in this round
+        if not slot.busy:  # it speaks unasked (agent code writing into the pipe): unfit
+            self._drop(slot, selector)
+            return
+        assert slot.deadline is not None
+        try:
+            reply = slot.worker.reply(slot.deadline)
+        except Failed as failed:
+            if slot.starting:
+                yield from self._not_started(slot, failed.fault.reason, failed.output, selector)
+            else:
+                yield from self._fail(slot, selector, failed.fault, failed.output)
+            return
+        if slot.starting:
+            yield from self._started(slot, reply, selector)
+        else:
+            yield from self._finished_run(slot, reply, selector)
+
+    def _started(
+        self, slot: _Slot, reply: dict[str, Any], selector: selectors.BaseSelector
+    ) -> Iterator[tuple[int, Outcome]]:
+        if reply["kind"] == "ready":
+            slot.starting, slot.deadline = False, None
+            self._ever_ready, self.isolation = True, str(reply.get("isolation"))
+            return
+        assert slot.worker is not None
+        error = str(reply.get("error")) if reply["kind"] == "import_error" else None
+        failed = slot.worker.failed(error or "the worker answered its setup with something else")
+        yield from self._not_started(slot, failed.fault.reason, failed.output, selector)
+
+    def _finished_run(
+        self, slot: _Slot, reply: dict[str, Any], selector: selectors.BaseSelector
+    ) -> Iterator[tuple[int, Outcome]]:
+        index = slot.sent.popleft()
+        progress = self._progress[index]
+        progress.replies.append(reply)
+        if reply.get("fault"):
+            fault = Fault(f"the agent broke its worker: {reply['fault']}")
+            yield from self._fail(slot, selector, fault, "", victim=index)
+            return
+        slot.deadline = None
+        if slot.sent:
+            self._head_started(slot)
+        if len(progress.replies) == max(1, self._jobs[index].runs):
+            yield index, self._outcome(index, None, "")
+
+    # -- failures -----------------------------------------------------------------------------
+
+    def _fail(
+        self,
+        slot: _Slot,
+        selector: selectors.BaseSelector,
+        fault: Fault,
+        output: str,
+        victim: int | None = None,
+    ) -> Iterator[tuple[int, Outcome]]:
+        """The worker is gone: the running job fails, jobs queued behind it wait for another."""
+        victim = victim if victim is not None else (slot.sent[0] if slot.sent else None)
+        queued = [i for i in dict.fromkeys([*slot.sent, *slot.runs]) if i != victim]
+        self._drop(slot, selector)
+        for index in reversed(queued):
+            self._progress.pop(index, None)
+            self._todo.appendleft(index)
+        if victim is not None:
+            yield victim, self._outcome(victim, fault, output)
+
+    def _not_started(
+        self,
+        slot: _Slot,
+        reason: str,
+        output: str,
+        selector: selectors.BaseSelector | None = None,
+    ) -> Iterator[tuple[int, Outcome]]:
+        """A worker that never became ready: an input error at first, later the next job's."""
+        self._drop(slot, selector)
+        if not self._ever_ready:
+            raise StartError(_at_import(self.launch, reason, output))
+        if self._todo:
+            index = self._todo.popleft()
+            self._progress[index] = _Progress()
+            fault = Fault(f"a new replay worker could not start: {reason}")
+            yield index, self._outcome(index, fault, output)
+
+    def _drop(self, slot: _Slot, selector: selectors.BaseSelector | None) -> None:
+        if slot.worker is not None and selector is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                selector.unregister(slot.worker.replies)
+        self._retire(slot)
+
+    def _retire(self, slot: _Slot) -> None:
+        if slot.worker is not None:
+            slot.worker.stop()
+        slot.worker, slot.starting, slot.deadline = None, False, None
+        slot.sent.clear()
+        slot.runs.clear()
+
+    def _outcome(self, index: int, fault: Fault | None, output: str) -> Outcome:
+        progress = self._progress.pop(index)
+        began = progress.began if progress.began is not None else time.monotonic()
+        duration = round((time.monotonic() - began) * 1000, 1)
+        said = "".join(str(r.get("output") or "") for r in progress.replies) + output
+        return Outcome(tuple(progress.replies), said, fault, duration)
+
+
+def _at_import(launch: Launch, reason: str, output: str) -> str:
+    """One line: why no worker ever became ready, with the last line it printed."""
+    config = launch.setup.corpus_root / "corpus.yaml"
+    if reason.startswith(f"{config}: "):  # the worker's own import error, already complete
+        return reason
+    tail = output.strip().splitlines()[-1:]
+    said = f" (its last output: {tail[0][:200]})" if tail else ""
+    return f"{config}: agent.entrypoint: importing it in a replay worker failed: {reason}{said}"

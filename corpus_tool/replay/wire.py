@@ -85,9 +85,9 @@ def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes:
     chunks: list[bytes] = []
     wanted = size
     while wanted:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+        if deadline is not None:  # past it, still take what is already there
+            left = max(0.0, deadline - time.monotonic())
+            if not select.select([fd], [], [], left)[0]:
                 raise Late("no answer before the deadline")
         chunk = os.read(fd, min(wanted, 1 << 20))
         if not chunk:
