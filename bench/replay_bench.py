@@ -1,4 +1,4 @@
-"""`corpus check` and `corpus replay` with 1 and 2 replay workers on a corpus of a few hundred cases.
+"""`corpus replay` and `corpus check` with 1 and 2 replay workers on a few hundred cases.
 
     python bench/replay_bench.py [--copies 50] [--repeat 3] [--agent-ms 0] [--workers 1,2]
 

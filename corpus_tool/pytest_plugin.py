@@ -154,7 +154,7 @@ class CaseItem(pytest.Item):
         corpus = open_corpus(self.path.parent, self.path.parent)
         options = RunOptions((self.name,), self.config.getoption("corpus_mode", default=None))
         pool = _pool(self.config, corpus)
-        result = next(run_cases(corpus, [self.name], options, grader=grade_checks, pool=pool))
+        [result] = run_cases(corpus, [self.name], options, grader=grade_checks, pool=pool)
         if result.verdict == "skipped":
             pytest.skip(result.reason or "skipped")
         if result.verdict in ("failed", "error") or (

@@ -1,9 +1,10 @@
 """What a replay worker refuses agent code while a case runs, seen through PEP 578 audit events.
 
 Always: writing into the protected directory (the corpus's repository, mounted read-only as
-well where namespaces allow) and reading another process's environment or memory through
-/proc. Where the network namespace is missing: starting processes and loading foreign code
-through ctypes too, because a child process or a foreign call would not pass the socket guard.
+well where namespaces allow) and opening another process's files under /proc (its
+environment, memory, open descriptors). Where the network namespace is missing: starting
+processes and loading foreign code through ctypes too, because a child process or a foreign
+call would not pass the socket guard.
 
 An audit hook sees what Python code does through the standard library, not what a C extension
 does behind its back; docs/replay.md says so. Each refusal raises `Refused` where it happens (a
@@ -40,7 +41,7 @@ _PROCESSES = frozenset(
     ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.forkpty")
 )
 _FOREIGN = frozenset(("ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle"))
-_PROC_PRIVATE = re.compile(r"/proc/(\d+)/(environ|mem)\Z")
+_PROC_OTHER = re.compile(r"/proc/(\d+)/")
 
 
 class Refused(BaseException):
@@ -99,9 +100,9 @@ class Fence:
         if isinstance(path, int):
             return None
         text = os.fsdecode(path)
-        private = _PROC_PRIVATE.match(text)
-        if private and int(private.group(1)) != os.getpid():
-            return f"reading {text} (another process's environment or memory)"
+        other = _PROC_OTHER.match(text)
+        if other and int(other.group(1)) != os.getpid():  # its environment, memory, open files
+            return f"opening {text} (another process's files)"
         if isinstance(flags, int) and flags & _WRITE_FLAGS:
             inside = self._inside(path)
             return f"writing {inside} (inside the corpus's repository)" if inside else None

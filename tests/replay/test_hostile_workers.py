@@ -64,7 +64,7 @@ REASONS = {
     "writes_garbage_into_its_pipes": ("error", "the worker sent an unreadable reply"),
     "opens_a_socket": ("failed", "Network at step 1"),
     "subprocess_opens_a_socket": ("failed", "UnusedRecording"),
-    "reads_the_redaction_key": ("error", "it tried reading /proc/"),
+    "reads_the_redaction_key": ("error", "it tried opening /proc/"),
     "writes_into_the_corpus": ("error", "it tried writing cases/refund-success/expected.yaml"),
 }
 
