@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 
-from corpus_tool import __version__
 from corpus_tool.errors import CorpusError
+from corpus_tool.version import __version__
 
 Handler = Callable[[argparse.Namespace], int]
 EPILOG = "exit status: 0 all good, 1 checks found problems, 2 usage or input error"

@@ -1,4 +1,9 @@
-"""Is a trace complete enough to be a regression case? Every problem, never just the first."""
+"""Is a trace complete enough to be a regression case? Every problem, never just the first.
+
+The rules are the ones the README lists under `corpus add` (Completeness); each problem names
+its rule (`completeness.seq`, `.tool_result`, `.tool_link`, `.timestamp`, `.version`,
+`.truncated`), which validate prints.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +12,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from corpus_tool.events import parse_time
+from corpus_tool.model.values import parse_time
 
-Path_ = tuple[str | int, ...]
+JsonPath = tuple[str | int, ...]
+"""A place in a trace body: keys and list indexes from the top."""
 
 
 @dataclass(frozen=True)
 class Problem:
     """One completeness problem at a JSON path of the trace body."""
 
-    where: Path_
+    where: JsonPath
     rule: str
     message: str
 
 
 def problems(body: dict[str, Any]) -> list[Problem]:
-    """Every completeness problem of a trace body (see schemas/trace.schema.json)."""
+    """Every completeness problem of a trace body."""
     events = [e for e in body.get("events") or [] if isinstance(e, dict)]
     found = [
         *_seq_order(events),

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from corpus_tool import completeness, files, ingest, redact, schema
+from corpus_tool.assemble import assemble, derive_case_id, slice_body
 from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import IncompleteError, InputError, UsageError
 from corpus_tool.expectations import draft
 from corpus_tool.model.trace import Trace
-from corpus_tool.trace import assemble, derive_case_id, slice_body
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.events import parse_error
 from corpus_tool.ingest import Imported
 from corpus_tool.ingest._common import models_of
+from corpus_tool.model.values import parse_error
 
 EVENT_TYPES = (
     "llm_request",

@@ -7,7 +7,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from corpus_tool.events import parse_error, parse_time
+from corpus_tool.model.values import parse_error, parse_time
 
 MISSING: Any = object()
 """A tool result the source did not hold (distinct from a recorded `null`)."""

@@ -1,4 +1,4 @@
-"""Assembling trace.yaml documents from imported runs: ids, slices, the source block."""
+"""Assembling a new case's trace.yaml document from an imported run: id, slice, source block."""
 
 from __future__ import annotations
 
