@@ -14,6 +14,7 @@ from corpus_tool import completeness, files, ingest, redact, schema
 from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import IncompleteError, InputError, UsageError
 from corpus_tool.expectations import draft
+from corpus_tool.ingest.imported import Imported
 from corpus_tool.trace import assemble, derive_case_id, slice_body
 
 
@@ -72,7 +73,7 @@ class _Planned:
     label: str | None
 
 
-def _chosen(runs: list[ingest.Imported], options: AddOptions) -> list[ingest.Imported]:
+def _chosen(runs: list[Imported], options: AddOptions) -> list[Imported]:
     """The runs the command line asked for."""
     if options.select is not None:
         hits = [r for r in runs if options.select in (r.label, r.task_id)]
@@ -90,20 +91,20 @@ def _chosen(runs: list[ingest.Imported], options: AddOptions) -> list[ingest.Imp
     return runs
 
 
-def _select_message(runs: list[ingest.Imported], hits: list[ingest.Imported], wanted: str) -> str:
+def _select_message(runs: list[Imported], hits: list[Imported], wanted: str) -> str:
     if hits:
         return f"--select {wanted} matches {len(hits)} runs ({_labels(hits)}); select by label"
     return f"no run with task id or label {wanted!r}; the file holds: {_labels(runs)}"
 
 
-def _labels(runs: list[ingest.Imported], most: int = 8) -> str:
+def _labels(runs: list[Imported], most: int = 8) -> str:
     names = [r.label or r.trace_id or "?" for r in runs[:most]]
     return ", ".join(names) + (f", ... ({len(runs)} in all)" if len(runs) > most else "")
 
 
 def _plan(
     corpus: Corpus,
-    run: ingest.Imported,
+    run: Imported,
     options: AddOptions,
     source: tuple[str, redact.RedactionKey],
     many: bool,

@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from corpus_tool.ingest import _common as c
 from corpus_tool.ingest.attrs import take
+from corpus_tool.ingest.body import first_user_text, last_answer, terminal_from, trace_body
+from corpus_tool.ingest.build import error_event, model_event, tool_event
+from corpus_tool.ingest.values import MISSING, arguments, error, opt_id
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ def fill(facts: Facts, more: Facts) -> None:
     """Take from `more` what `facts` lacks; an empty tool result (`{}`) is still a result."""
     for key, value in more.items():
         if key == "result":
-            if facts.get(key, c.MISSING) is c.MISSING:
+            if facts.get(key, MISSING) is MISSING:
                 facts[key] = value
         elif blank(facts.get(key)) and not blank(value):
             facts[key] = value
@@ -87,7 +89,7 @@ _ELIDED = {"", "<elided>"}
 def blank(value: Any) -> bool:
     """No information: missing, empty, or the placeholder exporters write when content capture
     is off (`<elided>`), also inside a message list."""
-    if value is None or value is c.MISSING:
+    if value is None or value is MISSING:
         return True
     if isinstance(value, str):
         return value in _ELIDED
@@ -112,7 +114,7 @@ def exception_of(span: Span) -> dict[str, str] | None:
     message = span.status_error or ""
     error_type = span.attributes.get("error.type")
     if error_type is None:
-        return c.error(message)
+        return error(message)
     return {"type": str(error_type), "message": message.removeprefix(f"{error_type}: ")}
 
 
@@ -167,7 +169,7 @@ def _agent_errors(
         if err is not None and err not in seen:
             seen.append(err)
             where = {**_where(span), "timestamp": span.end or span.start}
-            out.append(c.error_event(err, **where, stack=stack_of(span)))
+            out.append(error_event(err, **where, stack=stack_of(span)))
     return out
 
 
@@ -253,7 +255,7 @@ def _event(
     if facts.get("requested_model"):
         extra["requested_model"] = facts["requested_model"]
     if facts["kind"] == "model":
-        return c.model_event(
+        return model_event(
             facts.get("model"),
             facts.get("messages") or [],
             facts.get("content"),
@@ -268,11 +270,11 @@ def _event(
             **_where(span),
         )
     if facts["kind"] == "tool" and facts.get("tool"):
-        return c.tool_event(
+        return tool_event(
             str(facts["tool"]),
-            c.opt_id(facts.get("call_id")),
-            c.arguments(facts.get("arguments")),
-            facts.get("result", c.MISSING),
+            opt_id(facts.get("call_id")),
+            arguments(facts.get("arguments")),
+            facts.get("result", MISSING),
             error=exception_of(span),
             stack=stack_of(span),
             node=facts.get("agent"),
@@ -319,20 +321,20 @@ def _assemble(
     failed = any(exception_of(s) is not None for s in roots) or any(
         e["type"] == "error" for e in events
     )
-    output = next((a["output"] for a in agents if a.get("output") is not None), c.MISSING)
-    answer = c.last_answer(events)
+    output = next((a["output"] for a in agents if a.get("output") is not None), MISSING)
+    answer = last_answer(events)
     named = next((a["agent"] for a in agents if a.get("agent")), None)
     named = named or next((f["agent"] for f in facts.values() if f.get("agent")), None)
     agent = {**run.agent, "name": named or run.agent.get("name")}
     extra = dict(run.extra)
     if unmapped:
         extra["other_spans"] = unmapped
-    return c.body(
+    return trace_body(
         events,
         started_at=spans[0].start if spans else None,
         agent=agent,
-        user_message=c.first_user_text(events) or _agent_input(agents),
-        terminal=c.terminal_from(events, failed, answer if answer is not None else output),
+        user_message=first_user_text(events) or _agent_input(agents),
+        terminal=terminal_from(events, failed, answer if answer is not None else output),
         extra=extra,
     )
 

@@ -14,8 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest import Imported
-from corpus_tool.ingest import _common as c
+from corpus_tool.ingest.body import first_user_text, terminal_from, trace_body
+from corpus_tool.ingest.build import error_event, handoff_event, model_event, tool_event
+from corpus_tool.ingest.chat import messages, text_of
+from corpus_tool.ingest.imported import Imported
+from corpus_tool.ingest.values import MISSING, arguments, error, obj, parse_time_key
 
 
 class OpenAIAgentsImporter:
@@ -72,14 +75,14 @@ def _run(trace_id: str, spans: list[dict[str, Any]], trace: dict[str, Any]) -> I
     events = _handoff_answers(events)
     events.extend(_agent_errors(spans, events))
     first_agent = next(iter(agents.values()), None)
-    body = c.body(
+    body = trace_body(
         events,
         started_at=str(spans[0].get("started_at"))
         if spans and spans[0].get("started_at")
         else None,
         agent={"name": first_agent or trace.get("workflow_name")},
-        user_message=c.first_user_text(events),
-        terminal=c.terminal_from(events, any(e["type"] == "error" for e in events)),
+        user_message=first_user_text(events),
+        terminal=terminal_from(events, any(e["type"] == "error" for e in events)),
         extra={"trace": trace, "spans": kept, "agents": _agent_facts(spans)},
     )
     group = trace.get("group_id")
@@ -99,7 +102,7 @@ def _node(span: dict[str, Any], spans: list[dict[str, Any]], agents: dict[Any, A
 
 
 def _where(span: dict[str, Any], node: str | None) -> dict[str, Any]:
-    start, end = c.parse_time_key(span.get("started_at")), c.parse_time_key(span.get("ended_at"))
+    start, end = parse_time_key(span.get("started_at")), parse_time_key(span.get("ended_at"))
     return {
         "node": node,
         "timestamp": span.get("started_at"),
@@ -117,30 +120,30 @@ def _event(span: dict[str, Any], node: str | None) -> dict[str, Any] | None:
         output = data.get("output") or []
         content, calls = _generation_output(output)
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
-        config = c.obj(data.get("model_config"))
+        config = obj(data.get("model_config"))
         # base_url says where the call went, not what was asked: extra, not a request parameter
         params = {k: v for k, v in config.items() if v is not None and k not in _NOT_PARAMS}
         extra.update({k: config[k] for k in _NOT_PARAMS if config.get(k) and k != "temperature"})
-        return c.model_event(
-            data.get("model"), c.messages(data.get("input") or []), content, calls,
+        return model_event(
+            data.get("model"), messages(data.get("input") or []), content, calls,
             temperature=config.get("temperature"), params=params or None, usage=usage,
             extra=extra, **where,
         )  # fmt: skip
     if kind == "response":
         extra["response_id"] = data.get("response_id")
-        return c.model_event(None, [], None, [], usage=data.get("usage"), extra=extra, **where)
+        return model_event(None, [], None, [], usage=data.get("usage"), extra=extra, **where)
     if kind == "function":
         err = _tool_error(span.get("error"))
         result = data.get("output")  # the SDK exports str(output): kept as the model saw it
         extra["mcp_data"] = data.get("mcp_data")
         if err is not None:  # what the model was shown instead of a result
             extra["output"] = result
-        return c.tool_event(
-            str(data.get("name")), None, c.arguments(data.get("input")), result,
+        return tool_event(
+            str(data.get("name")), None, arguments(data.get("input")), result,
             error=err, extra=extra, **where,
         )  # fmt: skip
     if kind == "handoff" and data.get("to_agent"):
-        return c.handoff_event(data.get("from_agent"), str(data["to_agent"]), extra=extra, **where)
+        return handoff_event(data.get("from_agent"), str(data["to_agent"]), extra=extra, **where)
     return None
 
 
@@ -161,7 +164,7 @@ def _handoff_answers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 result = _shown_result(events[i + 1 :], call["id"])
                 where = {k: event.get(k) for k in ("node", "timestamp", "parent")}
                 out.append(
-                    c.tool_event(
+                    tool_event(
                         call["name"],
                         call["id"],
                         call["arguments"],
@@ -189,13 +192,13 @@ def _shown_result(later: list[dict[str, Any]], call_id: str) -> Any:
         for msg in event["request"]["messages"]:
             if msg.get("role") == "tool" and msg.get("tool_call_id") == call_id:
                 return msg.get("content")
-    return c.MISSING
+    return MISSING
 
 
 def _generation_output(output: Any) -> tuple[str | None, list[dict[str, Any]]]:
-    messages = c.messages(output)
-    texts = [t for t in (c.text_of(m.get("content")) for m in messages) if t]
-    calls = [call for m in messages for call in m.get("tool_calls") or []]
+    said = messages(output)
+    texts = [t for t in (text_of(m.get("content")) for m in said) if t]
+    calls = [call for m in said for call in m.get("tool_calls") or []]
     return ("".join(texts) if texts else None), calls
 
 
@@ -203,9 +206,9 @@ def _tool_error(raw: Any) -> dict[str, str] | None:
     """`{message, data}`: the SDK puts the tool's own exception text in `data.error`."""
     if not isinstance(raw, dict):
         return None
-    data = c.obj(raw.get("data"))
+    data = obj(raw.get("data"))
     detail = data.get("error")
-    return c.error(detail if detail else raw.get("message") or "", "ToolError")
+    return error(detail if detail else raw.get("message") or "", "ToolError")
 
 
 def _agent_errors(
@@ -221,7 +224,7 @@ def _agent_errors(
         if err is not None and err not in seen:
             seen.append(err)
             where = {**_where(span, data.get("name")), "timestamp": span.get("ended_at")}
-            out.append(c.error_event(err, **where, extra={"span_id": span.get("id")}))
+            out.append(error_event(err, **where, extra={"span_id": span.get("id")}))
     return out
 
 
