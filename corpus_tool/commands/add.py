@@ -124,6 +124,8 @@ def _plan(
     sha, key = source
     body = _redacted(slice_body(run.body, options.start, options.end), corpus, key)
     found = [p.message for p in completeness.problems(body)]
+    if found and options.allow_incomplete:
+        body = completeness.mark_missing(body)
     doc = assemble(case_id, run, body, sha, (options.start, options.end))
     _redact_source(doc, corpus, key)
     if not found or options.allow_incomplete:  # an incomplete run is refused for that first

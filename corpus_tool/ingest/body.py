@@ -24,16 +24,26 @@ def with_seq(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def models_of(events: list[dict[str, Any]]) -> list[str]:
-    """Model ids used, sorted."""
-    return sorted({e["model"] for e in events if e["type"] == "model_call" and e.get("model")})
+    """Model ids used, sorted: the id each answer names, and the id asked for when it differs
+    (`gpt-4.1-mini` asked, `gpt-4.1-mini-2025-04-14` answered)."""
+    found = set()
+    for event in events:
+        if event["type"] == "model_call":
+            found.add(event.get("model"))
+            found.add((event.get("extra") or {}).get("requested_model"))
+    return sorted(m for m in found if isinstance(m, str) and m)
 
 
-def derived_config_hash(events: list[dict[str, Any]]) -> str | None:
-    """A fingerprint of the agent's configuration as the run shows it.
+def derived_config_hash(
+    events: list[dict[str, Any]], offered: list[Any] | None = None
+) -> str | None:
+    """A fingerprint of what the agent was offered, as the run shows it.
 
-    Formats that record no agent version still show what configures the agent. Today the
-    hash covers the first system prompt, the names of the tools *called* and the models;
-    it lets drift be reported.
+    Formats that record no agent version still show what configures the agent: the first
+    system prompt, the tool definitions offered to the model (every request's `tools`, or
+    `offered` when the format lists them elsewhere) and the models. Tools merely *called*
+    do not count: two runs of one agent that call different tools hash the same. A trace
+    that holds no tool definitions hashes the prompt and models alone.
     """
     system = [
         m.get("content")
@@ -42,8 +52,11 @@ def derived_config_hash(events: list[dict[str, Any]]) -> str | None:
         for m in e["request"]["messages"][:2]
         if isinstance(m, dict) and m.get("role") in ("system", "developer")
     ]
-    tools = sorted({str(e.get("tool")) for e in events if e["type"] == "tool_call"})
-    facts = {"system": system[:1], "tools": tools, "models": models_of(events)}
+    tools = {canonical_json(t) for t in offered or []}
+    for event in events:
+        if event["type"] == "model_call":
+            tools.update(canonical_json(t) for t in event["request"].get("tools") or [])
+    facts = {"system": system[:1], "tools": sorted(tools), "models": models_of(events)}
     if not any(facts.values()):
         return None
     blob = canonical_json(facts)
@@ -60,12 +73,13 @@ def trace_body(
     extra: dict[str, Any] | None = None,
     context: dict[str, Any] | None = None,
     conversation: list[Any] | None = None,
+    offered: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """A trace body; an agent without version gets a config hash derived from the run."""
+    """A trace body; an agent without version gets a config hash of what it was offered."""
     numbered = with_seq(link_ids(plain(events)))
     facts = {k: v for k, v in agent.items() if v is not None}
     if not facts.get("version") and not facts.get("config_hash"):
-        derived = derived_config_hash(numbered)
+        derived = derived_config_hash(numbered, offered)
         if derived:
             facts["config_hash"] = derived
     out: dict[str, Any] = {

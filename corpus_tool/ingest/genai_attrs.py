@@ -13,7 +13,7 @@ from typing import Any
 from corpus_tool.ingest.attrs import indexed
 from corpus_tool.ingest.chat import message, messages, text_of, tool_call, tool_calls
 from corpus_tool.ingest.spans import Facts, Span
-from corpus_tool.ingest.values import MISSING, loads_maybe, obj, opt_id
+from corpus_tool.ingest.values import MISSING, loads_maybe, obj, opt_id, result_value
 
 MODEL_OPS = {"chat", "generate_content", "text_completion", "completion"}
 AGENT_OPS = {"invoke_agent", "create_agent", "invoke_workflow"}
@@ -79,7 +79,7 @@ class GenAI:
 def _result(a: dict[str, Any]) -> Any:
     for key in ("gen_ai.tool.call.result", "tool_response"):
         if key in a:
-            return loads_maybe(a[key])
+            return result_value(a[key])
     return MISSING
 
 
@@ -92,8 +92,11 @@ def _model(span: Span) -> Facts:
     finish_reasons = loads_maybe(a.get("gen_ai.response.finish_reasons"))
     if finish is None and isinstance(finish_reasons, list) and finish_reasons:
         finish = finish_reasons[0]
+    requested = a.get("gen_ai.request.model")
+    answered = a.get("gen_ai.response.model") or requested
     return {
-        "model": a.get("gen_ai.response.model") or a.get("gen_ai.request.model"),
+        "model": answered,
+        "requested_model": requested if requested != answered else None,
         "messages": _input(span),
         "content": content,
         "calls": calls,
@@ -208,7 +211,7 @@ class Vertex:
     def facts(self, span: Span, kind: str) -> Facts:
         a = span.attributes
         if kind == "tool":
-            result = loads_maybe(a.get("gcp.vertex.agent.tool_response", MISSING))
+            result = result_value(a.get("gcp.vertex.agent.tool_response", MISSING))
             return {"arguments": a.get("gcp.vertex.agent.tool_call_args"), "result": result}
         if kind != "model":
             return {}

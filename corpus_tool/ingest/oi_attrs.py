@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from corpus_tool.ingest.attrs import indexed
-from corpus_tool.ingest.chat import text_of, tool_calls
+from corpus_tool.ingest.chat import text_of, tool_calls, tool_message_result
 from corpus_tool.ingest.spans import Facts, Span
-from corpus_tool.ingest.values import MISSING, loads_maybe
+from corpus_tool.ingest.values import MISSING, loads_maybe, result_value
 
 _KINDS = {"LLM": "model", "TOOL": "tool", "AGENT": "agent"}
 
@@ -46,17 +46,31 @@ class OpenInference:
         if kind == "model":
             return _model(a)
         if kind == "tool":
-            return {
-                "tool": a.get("tool.name") or a.get("tool_call.function.name") or span.name,
-                "call_id": a.get("tool_call.id"),
-                "arguments": a.get("tool_call.function.arguments", a.get("input.value")),
-                "result": loads_maybe(a["output.value"]) if "output.value" in a else MISSING,
-            }
+            return _tool(a, span.name)
         return {
             "agent": a.get("agent.name") or a.get("graph.node.id") or span.name,
             "input": a.get("input.value"),
             "output": a.get("output.value"),
         }
+
+
+def _tool(a: dict[str, Any], span_name: str) -> Facts:
+    """A TOOL span; LangChain's instrumentation logs the ToolMessage and, for a one-argument
+    tool, only the argument's value as input: `bare_input` asks for the model's arguments."""
+    raw_input = a.get("tool_call.function.arguments", a.get("input.value"))
+    facts: Facts = {
+        "tool": a.get("tool.name") or a.get("tool_call.function.name") or span_name,
+        "call_id": a.get("tool_call.id"),
+        "arguments": raw_input,
+        "result": result_value(a["output.value"]) if "output.value" in a else MISSING,
+    }
+    message = tool_message_result(loads_maybe(a.get("output.value")))
+    if message is not None:
+        facts["result"], facts["error"], call_id = message
+        facts["call_id"] = facts["call_id"] or call_id
+    if raw_input is not None and not isinstance(result_value(raw_input), dict):
+        facts["bare_input"] = True
+    return facts
 
 
 def _model(a: dict[str, Any]) -> Facts:

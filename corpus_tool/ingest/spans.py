@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from corpus_tool.ingest.attrs import take
 from corpus_tool.ingest.body import first_user_text, last_answer, terminal_from, trace_body
 from corpus_tool.ingest.build import error_event, model_event, tool_event
+from corpus_tool.ingest.linking import adopt_requested_arguments, answers_from_requests
 from corpus_tool.ingest.values import MISSING, arguments, error, opt_id
 
 
@@ -141,6 +142,7 @@ def to_body(spans: list[Span], conventions: Sequence[Convention], run: Run) -> d
     facts = {s.span_id: read(s, conventions) for s in spans}
     merged = _merge_nested(spans, facts)
     events: list[dict[str, Any]] = []
+    bare: list[dict[str, Any]] = []
     unmapped: list[dict[str, Any]] = []
     for span in spans:
         kind = facts[span.span_id]["kind"]
@@ -149,8 +151,12 @@ def to_body(spans: list[Span], conventions: Sequence[Convention], run: Run) -> d
         made = _event(span, facts[span.span_id], conventions, merged.absorbed.get(span.span_id))
         if made is not None:
             events.append(made)
+            if facts[span.span_id].get("bare_input"):
+                bare.append(made)
         elif kind is None:
             unmapped.append(_summary(span))
+    adopt_requested_arguments(events, bare)
+    events = answers_from_requests(events)
     events.extend(_agent_errors(spans, facts, events))
     return _assemble(spans, facts, events, run, unmapped)
 
@@ -158,14 +164,18 @@ def to_body(spans: list[Span], conventions: Sequence[Convention], run: Run) -> d
 def _agent_errors(
     spans: list[Span], facts: dict[str, Facts], events: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Errors agent spans ended with, unless a tool's error already says the same.
+    """Errors agent spans and root spans ended with, unless a tool's error already says the same.
 
-    They come last, at the span's end: an exception leaves an agent after all it did.
+    They come last, at the span's end: an exception leaves an agent after all it did. A root
+    span of no GenAI kind (the application's own span around the run) counts as the run.
     """
     seen = [e["error"] for e in events if e.get("error")]
+    ids = {s.span_id for s in spans}
     out = []
     for span in sorted(spans, key=lambda s: s.end or ""):
-        err = exception_of(span) if facts[span.span_id]["kind"] == "agent" else None
+        kind = facts[span.span_id]["kind"]
+        counts = kind == "agent" or (kind is None and span.parent_id not in ids)
+        err = exception_of(span) if counts else None
         if err is not None and err not in seen:
             seen.append(err)
             where = {**_where(span), "timestamp": span.end or span.start}
@@ -275,7 +285,7 @@ def _event(
             opt_id(facts.get("call_id")),
             arguments(facts.get("arguments")),
             facts.get("result", MISSING),
-            error=exception_of(span),
+            error=exception_of(span) or facts.get("error"),
             stack=stack_of(span),
             node=facts.get("agent"),
             extra=extra,

@@ -12,7 +12,7 @@ from typing import Any
 
 from corpus_tool.ingest.build import model_event, tool_event
 from corpus_tool.ingest.chat import message, text_of
-from corpus_tool.ingest.values import error, loads_maybe, opt_id
+from corpus_tool.ingest.values import error_text, opt_id, result_value
 
 ModelOf = Callable[[dict[str, Any]], "str | None"]
 ErrorOf = Callable[[dict[str, Any]], "dict[str, str] | None"]
@@ -20,10 +20,7 @@ ErrorOf = Callable[[dict[str, Any]], "dict[str, str] | None"]
 
 def error_prefix(msg: dict[str, Any]) -> dict[str, str] | None:
     """tau-bench's convention: a tool result starting `Error:` is the tool's error."""
-    content = msg.get("content")
-    if isinstance(content, str) and content.startswith("Error:"):
-        return error(content.removeprefix("Error:").strip(), "ToolError")
-    return None
+    return error_text(msg.get("content"))
 
 
 def events(
@@ -101,5 +98,5 @@ def _tool(
     call_id = call.get("id") or opt_id(raw.get("tool_call_id") or raw.get("id"))
     name = str(raw.get("name") or raw.get("function") or call.get("name") or "unknown_tool")
     err = error_of(raw)
-    result = loads_maybe(msg.get("content"))
+    result = result_value(msg.get("content"))
     return tool_event(name, call_id, call.get("arguments") or {}, result, error=err, **more)

@@ -20,7 +20,7 @@ from corpus_tool.ingest.body import last_answer, terminal_from, trace_body
 from corpus_tool.ingest.build import error_event, model_event, tool_event
 from corpus_tool.ingest.chat import message, messages, text_of
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.values import arguments, error, obj, opt_id
+from corpus_tool.ingest.values import arguments, error, obj, opt_id, result_value
 
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
@@ -164,7 +164,7 @@ def _event(raw: dict[str, Any]) -> dict[str, Any] | None:
         err = raw.get("error")
         return tool_event(
             str(raw.get("function")), opt_id(raw.get("id")), arguments(raw.get("arguments")),
-            raw.get("result"), error=_tool_error(err) if err else None, **where,
+            result_value(raw.get("result")), error=_tool_error(err) if err else None, **where,
         )  # fmt: skip
     if raw["event"] == "error" and raw.get("error"):
         return error_event(

@@ -14,12 +14,12 @@ from typing import Any
 
 from corpus_tool.errors import InputError
 from corpus_tool.ingest.attrs import flatten
-from corpus_tool.ingest.chat import messages, responses_output
+from corpus_tool.ingest.chat import messages, responses_output, tool_message_result
 from corpus_tool.ingest.genai_attrs import gemini_message, output_messages
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import CONVENTIONS
 from corpus_tool.ingest.spans import Facts, Run, Span, to_body
-from corpus_tool.ingest.values import MISSING, obj, parse_time_key
+from corpus_tool.ingest.values import MISSING, obj, parse_time_key, result_value
 
 _MAPPED = {
     "id", "traceId", "parentObservationId", "name", "type", "startTime", "endTime",
@@ -144,9 +144,19 @@ class Observation:
                 "params": params if isinstance(params, dict) and params else None,
             }
         if kind == "tool":
-            result = io.get("output", MISSING)
-            return {"tool": _tool_name(span.name), "arguments": io.get("input"), "result": result}
+            return _tool(span)
         return {"agent": span.name, "input": io.get("input"), "output": io.get("output")}
+
+
+def _tool(span: Span) -> Facts:
+    """A tool observation; LangChain callbacks log the whole ToolMessage as its output."""
+    output = span.io.get("output", MISSING)
+    facts: Facts = {"tool": _tool_name(span.name), "arguments": span.io.get("input")}
+    facts["result"] = result_value(output) if output is not MISSING else MISSING
+    message = tool_message_result(output)
+    if message is not None:
+        facts["result"], facts["error"], facts["call_id"] = message
+    return facts
 
 
 def _input(value: Any) -> list[dict[str, Any]]:

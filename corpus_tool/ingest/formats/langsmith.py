@@ -13,7 +13,7 @@ from typing import Any
 from corpus_tool.errors import InputError
 from corpus_tool.ingest.body import first_user_text, last_answer, terminal_from, trace_body
 from corpus_tool.ingest.build import error_event, model_event, tool_event
-from corpus_tool.ingest.chat import message, messages, text_of
+from corpus_tool.ingest.chat import message, messages, text_of, tool_message_result
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.values import (
     MISSING,
@@ -23,6 +23,7 @@ from corpus_tool.ingest.values import (
     obj,
     opt_id,
     parse_time_key,
+    result_value,
 )
 
 _RUN_TYPES = {"llm", "tool", "chain", "retriever", "prompt", "parser", "embedding"}
@@ -104,7 +105,7 @@ def _time(value: Any) -> str | None:
 
 def _imported(trace_id: str, runs: list[dict[str, Any]]) -> Imported:
     runs = sorted(runs, key=_order)
-    events = [e for e in (_event(r) for r in runs) if e is not None]
+    events = _in_order(runs)
     ids = {r.get("id") for r in runs}
     root = next((r for r in runs if r.get("parent_run_id") not in ids), runs[0])
     meta = (_extra(root).get("metadata") or {}) if isinstance(_extra(root), dict) else {}
@@ -123,6 +124,28 @@ def _imported(trace_id: str, runs: list[dict[str, Any]]) -> Imported:
     )
     session = meta.get("thread_id") or meta.get("session_id")
     return Imported(IMPORTER.name, body, trace_id=trace_id, session_id=session, label=trace_id)
+
+
+def _in_order(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs' events; a chain's uncaught error after everything its children did.
+
+    Runs sort by `dotted_order`, so a chain comes before its children; its error happened
+    when it ended, after the last of them, and is placed there with the chain's end time.
+    """
+    events: list[dict[str, Any]] = []
+    pending: list[tuple[str, dict[str, Any]]] = []
+    for run in runs:
+        order = str(run.get("dotted_order") or "")
+        while pending and not (order and order.startswith(pending[-1][0])):
+            events.append(pending.pop()[1])
+        event = _event(run)
+        if event is not None and event["type"] == "error":
+            event["timestamp"] = _time(run.get("end_time")) or event.get("timestamp")
+            pending.append((order or "\0", event))
+        elif event is not None:
+            events.append(event)
+    events.extend(event for _, event in reversed(pending))
+    return events
 
 
 def _extra(run: dict[str, Any]) -> dict[str, Any]:
@@ -178,13 +201,10 @@ def _tool_output(outputs: Any) -> tuple[Any, dict[str, str] | None]:
     if not isinstance(outputs, dict):
         return MISSING, None
     output = outputs.get("output", outputs)
-    if isinstance(output, dict) and output.get("lc") and isinstance(output.get("kwargs"), dict):
-        output = {"type": "tool", **output["kwargs"]}
-    if isinstance(output, dict) and output.get("type") == "tool" and "content" in output:
-        if output.get("status") == "error":
-            return MISSING, error(output["content"], "ToolError")
-        return output["content"], None
-    return output, None
+    message = tool_message_result(output)
+    if message is not None:
+        return message[0], message[1]
+    return result_value(output), None
 
 
 def _model(run: dict[str, Any], inputs: dict[str, Any]) -> str | None:

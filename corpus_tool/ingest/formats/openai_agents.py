@@ -18,7 +18,15 @@ from corpus_tool.ingest.body import first_user_text, terminal_from, trace_body
 from corpus_tool.ingest.build import error_event, handoff_event, model_event, tool_event
 from corpus_tool.ingest.chat import messages, text_of
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.values import MISSING, arguments, error, obj, parse_time_key
+from corpus_tool.ingest.values import (
+    MISSING,
+    arguments,
+    error,
+    error_type_in,
+    obj,
+    parse_time_key,
+    result_value,
+)
 
 
 class OpenAIAgentsImporter:
@@ -72,7 +80,7 @@ def _run(trace_id: str, spans: list[dict[str, Any]], trace: dict[str, Any]) -> I
             events.append(made)
         elif span["span_data"].get("type") != "agent":
             kept.append(span)
-    events = _handoff_answers(events)
+    events = _responses_calls(_handoff_answers(events))
     events.extend(_agent_errors(spans, events))
     first_agent = next(iter(agents.values()), None)
     body = trace_body(
@@ -84,6 +92,7 @@ def _run(trace_id: str, spans: list[dict[str, Any]], trace: dict[str, Any]) -> I
         user_message=first_user_text(events),
         terminal=terminal_from(events, any(e["type"] == "error" for e in events)),
         extra={"trace": trace, "spans": kept, "agents": _agent_facts(spans)},
+        offered=sorted({str(t) for a in _agent_facts(spans) for t in a.get("tools") or []}),
     )
     group = trace.get("group_id")
     return Imported(IMPORTER.name, body, trace_id=trace_id, session_id=group, label=trace_id)
@@ -133,13 +142,13 @@ def _event(span: dict[str, Any], node: str | None) -> dict[str, Any] | None:
         extra["response_id"] = data.get("response_id")
         return model_event(None, [], None, [], usage=data.get("usage"), extra=extra, **where)
     if kind == "function":
-        err = _tool_error(span.get("error"))
-        result = data.get("output")  # the SDK exports str(output): kept as the model saw it
+        shown = data.get("output")  # the SDK exports str(output): a dict as its Python repr
+        err = _tool_error(span.get("error"), shown)
         extra["mcp_data"] = data.get("mcp_data")
         if err is not None:  # what the model was shown instead of a result
-            extra["output"] = result
+            extra["output"] = shown
         return tool_event(
-            str(data.get("name")), None, arguments(data.get("input")), result,
+            str(data.get("name")), None, arguments(data.get("input")), result_value(shown),
             error=err, extra=extra, **where,
         )  # fmt: skip
     if kind == "handoff" and data.get("to_agent"):
@@ -177,6 +186,29 @@ def _handoff_answers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _responses_calls(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a Responses-API model call asked for, from the function spans that ran after it.
+
+    Response spans export only a response id. The SDK runs a function tool only when the
+    model's response asked for it, with the arguments the model gave, before it asks the
+    model again: so the tool calls up to the next model call are that response's calls
+    (their call ids are not exported). The event says it was inferred.
+    """
+    for i, event in enumerate(events):
+        if event["type"] != "model_call" or "response_id" not in (event.get("extra") or {}):
+            continue
+        ran = []
+        for later in events[i + 1 :]:
+            if later["type"] == "model_call":
+                break
+            if later["type"] == "tool_call":
+                ran.append({"id": None, "name": later["tool"], "arguments": later["arguments"]})
+        if ran:
+            event["response"]["tool_calls"] = ran
+            event["extra"]["tool_calls_from"] = "the function spans that followed"
+    return events
+
+
 def _open_call(events: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The last model call's requested call that no tool call has answered yet."""
     answered = {e.get("call_id") for e in events if e["type"] == "tool_call"}
@@ -191,7 +223,7 @@ def _shown_result(later: list[dict[str, Any]], call_id: str) -> Any:
             continue
         for msg in event["request"]["messages"]:
             if msg.get("role") == "tool" and msg.get("tool_call_id") == call_id:
-                return msg.get("content")
+                return result_value(msg.get("content"))
     return MISSING
 
 
@@ -202,13 +234,22 @@ def _generation_output(output: Any) -> tuple[str | None, list[dict[str, Any]]]:
     return ("".join(texts) if texts else None), calls
 
 
-def _tool_error(raw: Any) -> dict[str, str] | None:
-    """`{message, data}`: the SDK puts the tool's own exception text in `data.error`."""
+def _tool_error(raw: Any, shown: Any = None) -> dict[str, str] | None:
+    """`{message, data}`: the SDK puts the tool's own exception text in `data.error`.
+
+    The exception's type is not in the error data; a `failure_error_function` that writes it
+    into the text the model is shown (`Tool failed: TimeoutError: refund_check_timeout`)
+    gives it back.
+    """
     if not isinstance(raw, dict):
         return None
     data = obj(raw.get("data"))
     detail = data.get("error")
-    return error(detail if detail else raw.get("message") or "", "ToolError")
+    err = error(detail if detail else raw.get("message") or "", "ToolError")
+    named = error_type_in(shown, err["message"]) if err["type"] == "ToolError" else None
+    if named is not None and named != "Error":
+        err["type"] = named
+    return err
 
 
 def _agent_errors(
