@@ -15,6 +15,7 @@ from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import IncompleteError, InputError, UsageError
 from corpus_tool.expectations import draft
 from corpus_tool.ingest.imported import Imported
+from corpus_tool.model.trace import Trace
 from corpus_tool.trace import assemble, derive_case_id, slice_body
 
 
@@ -143,6 +144,7 @@ def _plan(
     _redact_source(doc, corpus, key)
     if not found or options.allow_incomplete:  # an incomplete run is refused for that first
         _check_schema(doc, options.incident)
+        doc = Trace.from_doc(doc).to_doc()  # the model's key order: a re-read changes no byte
     expected = draft(case_id, body, options.tier, found)
     return Planned(case_id, target, doc, expected, found, run.label)
 

@@ -9,14 +9,9 @@ model request, tool call, argument, result and error the framework recorded, in 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import yaml
-
 from corpus_tool import Runtime, ToolError
-from corpus_tool.replay.engine import CaseSpec, Replay, replay
-from corpus_tool.replay.matching import ignored_fields
 
 
 def chat_agent(
@@ -54,12 +49,3 @@ def chat_agent(
                 )
 
     return run
-
-
-def replay_case(
-    case_dir: Path, agent: Callable[[dict[str, Any], Runtime], dict[str, Any]]
-) -> Replay:
-    """Replay one case directory strictly."""
-    trace = yaml.safe_load((case_dir / "trace.yaml").read_text(encoding="utf-8"))
-    expected = yaml.safe_load((case_dir / "expected.yaml").read_text(encoding="utf-8"))
-    return replay(agent, CaseSpec(trace, expected, "strict", ignored_fields(None)))

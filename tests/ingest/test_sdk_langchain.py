@@ -11,7 +11,8 @@ import yaml
 
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
-from tests.ingest.replaying import chat_agent, replay_case
+from tests.ingest.replaying import chat_agent
+from tests.replaying import replay_case
 
 pytest.importorskip("langchain_core")
 pytest.importorskip("langsmith")
@@ -126,6 +127,6 @@ def test_langchain_case_replays_strictly_against_runtime_agent(
     )  # fmt: skip
     result = replay_case(corpus / "cases/lc-weather", agent)
     assert result.divergence is None, result.divergence
-    assert result.terminal == {"status": "succeeded", "output": "It is sunny in Tokyo."}
+    assert result.terminal.to_doc() == {"status": "succeeded", "output": "It is sunny in Tokyo."}
     trace = yaml.safe_load((corpus / "cases/lc-weather/trace.yaml").read_text())
     assert trace["source"]["format"] == "langsmith"

@@ -21,7 +21,8 @@ from openinference.instrumentation.langchain import LangChainInstrumentor
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
 from tests.ingest.otel_export import recording
-from tests.ingest.replaying import chat_agent, replay_case
+from tests.ingest.replaying import chat_agent
+from tests.replaying import replay_case
 
 SYSTEM = "Answer refund questions."
 ORDER = {"order_id": "A100", "eligible": True}
@@ -116,7 +117,8 @@ def test_langchain_openinference_case_replays_strictly(tmp_path: Path, corpus: P
     )  # fmt: skip
     result = replay_case(corpus / "cases/lc-oi-refund", agent)
     assert result.divergence is None, result.divergence
-    assert result.terminal == {"status": "succeeded", "output": "The refund check timed out."}
+    answer = "The refund check timed out."
+    assert result.terminal.to_doc() == {"status": "succeeded", "output": answer}
     trace = yaml.safe_load((corpus / "cases/lc-oi-refund/trace.yaml").read_text())
     assert [(e["tool"], e["arguments"]) for e in trace["events"] if e["type"] == "tool_call"] == [
         (name, args) for name, args, _ in truth

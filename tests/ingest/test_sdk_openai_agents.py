@@ -11,9 +11,11 @@ import pytest
 import yaml
 
 from corpus_tool.cli import main
+from corpus_tool.model.events import ToolCallEvent
 from tests.ingest.conftest import calls, load, problems
 from tests.ingest.fake_openai import Script, completion, weather_script
-from tests.ingest.replaying import chat_agent, replay_case
+from tests.ingest.replaying import chat_agent
+from tests.replaying import replay_case
 
 agents = pytest.importorskip("agents")
 openai = pytest.importorskip("openai")
@@ -122,8 +124,8 @@ def test_openai_agents_case_replays_strictly_against_runtime_agent(
     )
     result = replay_case(corpus / "cases/weather", agent)
     assert result.divergence is None, result.divergence
-    assert result.terminal == {"status": "succeeded", "output": "It is sunny in Tokyo."}
-    assert [e["tool"] for e in result.events if e["type"] == "tool_call"] == [
+    assert result.terminal.to_doc() == {"status": "succeeded", "output": "It is sunny in Tokyo."}
+    assert [e.tool for e in result.events if isinstance(e, ToolCallEvent)] == [
         "get_weather",
         "get_station",
     ]
@@ -216,4 +218,4 @@ def test_openai_agents_handoff_case_replays_strictly(tmp_path: Path, corpus: Pat
     assert main(["-C", str(corpus), "add", str(_run_handoff(tmp_path)), "--id", "handoff"]) == 0
     result = replay_case(corpus / "cases/handoff", _triage_agent)
     assert result.divergence is None, result.divergence
-    assert [e["type"] for e in result.events].count("handoff") == 1
+    assert [e.type for e in result.events].count("handoff") == 1

@@ -19,11 +19,10 @@ import pytest
 import yaml
 
 from corpus_tool.cli import main
-from corpus_tool.replay.engine import CaseSpec, replay
-from corpus_tool.replay.matching import ignored_fields
 from tests.ingest.conftest import calls, load
 from tests.ingest.fake_openai import Script
 from tests.ingest.test_sdk_openai_agents import Collector
+from tests.replaying import replay_case
 
 
 def _response(output: list[dict[str, Any]]) -> dict[str, Any]:
@@ -146,9 +145,7 @@ def test_responses_case_replays_its_tool_calls_leniently(tmp_path: Path, corpus:
     (model requests not compared) runs the recorded tool calls and answers."""
     path, truth = _run(tmp_path)
     assert main(["-C", str(corpus), "add", str(path), "--id", "resp", "--allow-incomplete"]) == 0
-    trace = yaml.safe_load((corpus / "cases/resp/trace.yaml").read_text())
-    expected = yaml.safe_load((corpus / "cases/resp/expected.yaml").read_text())
-    result = replay(_agent, CaseSpec(trace, expected, "lenient", ignored_fields(None)))
+    result = replay_case(corpus / "cases/resp", _agent, mode="lenient")
     assert result.divergence is None, result.divergence
-    ran = [e for e in result.events if e["type"] == "tool_call"]
+    ran = [e.to_doc() for e in result.events if e.type == "tool_call"]
     assert [(e["tool"], e["arguments"], e.get("result", e.get("error"))) for e in ran] == truth

@@ -19,7 +19,8 @@ from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
 from tests.ingest.fake_openai import chat_until_answer, weather_script
 from tests.ingest.otel_export import otlp_json, recording
-from tests.ingest.replaying import chat_agent, replay_case
+from tests.ingest.replaying import chat_agent
+from tests.replaying import replay_case
 
 SYSTEM = "Answer weather questions."
 
@@ -81,4 +82,4 @@ def test_openai_v2_case_replays_strictly(v2_run: Any, corpus: Path) -> None:
     )
     result = replay_case(corpus / "cases/v2-weather", agent)
     assert result.divergence is None, result.divergence
-    assert result.terminal == {"status": "succeeded", "output": "It is sunny in Tokyo."}
+    assert result.terminal.to_doc() == {"status": "succeeded", "output": "It is sunny in Tokyo."}

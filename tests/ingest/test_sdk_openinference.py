@@ -13,7 +13,8 @@ import pytest
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
 from tests.ingest.fake_openai import chat_until_answer, weather_script
-from tests.ingest.replaying import chat_agent, replay_case
+from tests.ingest.replaying import chat_agent
+from tests.replaying import replay_case
 
 openai = pytest.importorskip("openai")
 oi = pytest.importorskip("openinference.instrumentation.openai")

@@ -13,7 +13,8 @@ import pytest
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
 from tests.ingest.fake_openai import chat_until_answer, weather_script
-from tests.ingest.replaying import chat_agent, replay_case
+from tests.ingest.replaying import chat_agent
+from tests.replaying import replay_case
 
 openai = pytest.importorskip("openai")
 pytest.importorskip("opentelemetry.sdk")
@@ -118,7 +119,7 @@ def test_otel_genai_case_replays_strictly_against_runtime_agent(
     )
     result = replay_case(corpus / "cases/otel-weather", agent)
     assert result.divergence is None, result.divergence
-    assert [e["type"] for e in result.events] == [
+    assert [e.type for e in result.events] == [
         "model_call",
         "tool_call",
         "tool_call",
