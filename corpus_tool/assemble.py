@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import UsageError
-from corpus_tool.ingest import Imported
+from corpus_tool.ingest.imported import Imported
 
 SCHEMA_VERSION = 1
 

@@ -42,7 +42,7 @@ def test_otel_jaeger_clarifying_answer(samples: Path) -> None:
     assert calls(run.body) == []
     assert run.body["input"]["user_message"] == "get me all the Helm releases"
     assert "specify the namespace" in run.body["terminal"]["output"]
-    assert run.body["recorded"]["models"] == ["gpt-4.1-mini-2025-04-14"]
+    assert run.body["recorded"]["models"] == ["gpt-4.1-mini", "gpt-4.1-mini-2025-04-14"]
 
 
 def test_otel_export_without_genai_spans_is_refused(

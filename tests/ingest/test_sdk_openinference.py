@@ -103,7 +103,7 @@ def test_openinference_case_replays_strictly_against_runtime_agent(
 ) -> None:
     path = _span_json(finished, tmp_path / "spans.json")
     assert main(["-C", str(corpus), "add", str(path), "--id", "oi-weather"]) == 0
-    trace_model = load(path)[0].body["recorded"]["models"][0]
+    trace_model = load(path)[0].body["events"][0]["model"]
     agent = chat_agent(SYSTEM, trace_model, on_error=lambda err: f"Error: {err.message}")
     result = replay_case(corpus / "cases/oi-weather", agent)
     assert result.divergence is None, result.divergence
