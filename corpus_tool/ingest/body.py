@@ -15,7 +15,7 @@ from corpus_tool.files import canonical_json
 from corpus_tool.ingest.build import plain
 from corpus_tool.ingest.chat import text_of
 from corpus_tool.ingest.linking import link_ids
-from corpus_tool.ingest.values import MISSING
+from corpus_tool.model.values import ABSENT
 
 
 def with_seq(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -121,10 +121,10 @@ def last_answer(events: list[dict[str, Any]]) -> str | None:
 
 
 def terminal_from(
-    events: list[dict[str, Any]], failed: bool, output: Any = MISSING
+    events: list[dict[str, Any]], failed: bool, output: Any = ABSENT
 ) -> dict[str, Any]:
     """`failed` when the run errored, else `succeeded` with the last answer as output."""
-    answer = last_answer(events) if output is MISSING else output
+    answer = last_answer(events) if output is ABSENT else output
     if failed:
         return {"status": "failed", "output": answer}
     if answer is None and not events:

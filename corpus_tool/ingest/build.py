@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from corpus_tool.ingest.values import MISSING
+from corpus_tool.model.values import ABSENT
 
 
 def model_event(
@@ -58,7 +58,7 @@ def tool_event(
     err = more.pop("error", None)
     if err is not None:
         event["error"] = err
-    elif result is not MISSING:
+    elif result is not ABSENT:
         event["result"] = result
     return _with_common(event, more)
 

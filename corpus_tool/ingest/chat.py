@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus_tool.ingest.values import MISSING, arguments, error, obj, opt_id, result_value
+from corpus_tool.ingest.values import arguments, error, obj, opt_id, result_value
+from corpus_tool.model.values import ABSENT
 
 
 def text_of(content: Any) -> str | None:
@@ -178,5 +179,5 @@ def tool_message_result(value: Any) -> tuple[Any, dict[str, str] | None, str | N
         return None
     call_id = opt_id(value.get("tool_call_id"))
     if value.get("status") == "error":
-        return MISSING, error(text_of(value["content"]) or "", "ToolError"), call_id
+        return ABSENT, error(text_of(value["content"]) or "", "ToolError"), call_id
     return result_value(value["content"]), None, call_id

@@ -13,7 +13,8 @@ from typing import Any
 from corpus_tool.ingest.attrs import indexed
 from corpus_tool.ingest.chat import message, messages, text_of, tool_call, tool_calls
 from corpus_tool.ingest.spans import Facts, Span
-from corpus_tool.ingest.values import MISSING, loads_maybe, obj, opt_id, result_value
+from corpus_tool.ingest.values import loads_maybe, obj, opt_id, result_value
+from corpus_tool.model.values import ABSENT
 
 MODEL_OPS = {"chat", "generate_content", "text_completion", "completion"}
 AGENT_OPS = {"invoke_agent", "create_agent", "invoke_workflow"}
@@ -80,7 +81,7 @@ def _result(a: dict[str, Any]) -> Any:
     for key in ("gen_ai.tool.call.result", "tool_response"):
         if key in a:
             return result_value(a[key])
-    return MISSING
+    return ABSENT
 
 
 def _model(span: Span) -> Facts:
@@ -211,7 +212,7 @@ class Vertex:
     def facts(self, span: Span, kind: str) -> Facts:
         a = span.attributes
         if kind == "tool":
-            result = result_value(a.get("gcp.vertex.agent.tool_response", MISSING))
+            result = result_value(a.get("gcp.vertex.agent.tool_response", ABSENT))
             return {"arguments": a.get("gcp.vertex.agent.tool_call_args"), "result": result}
         if kind != "model":
             return {}

@@ -12,7 +12,8 @@ from typing import Any
 from corpus_tool.ingest.attrs import indexed
 from corpus_tool.ingest.chat import text_of, tool_calls, tool_message_result
 from corpus_tool.ingest.spans import Facts, Span
-from corpus_tool.ingest.values import MISSING, loads_maybe, result_value
+from corpus_tool.ingest.values import loads_maybe, result_value
+from corpus_tool.model.values import ABSENT
 
 _KINDS = {"LLM": "model", "TOOL": "tool", "AGENT": "agent"}
 
@@ -62,7 +63,7 @@ def _tool(a: dict[str, Any], span_name: str) -> Facts:
         "tool": a.get("tool.name") or a.get("tool_call.function.name") or span_name,
         "call_id": a.get("tool_call.id"),
         "arguments": raw_input,
-        "result": result_value(a["output.value"]) if "output.value" in a else MISSING,
+        "result": result_value(a["output.value"]) if "output.value" in a else ABSENT,
     }
     message = tool_message_result(loads_maybe(a.get("output.value")))
     if message is not None:

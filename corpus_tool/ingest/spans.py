@@ -16,7 +16,8 @@ from corpus_tool.ingest.attrs import take
 from corpus_tool.ingest.body import first_user_text, last_answer, terminal_from, trace_body
 from corpus_tool.ingest.build import error_event, model_event, tool_event
 from corpus_tool.ingest.linking import adopt_requested_arguments, answers_from_requests
-from corpus_tool.ingest.values import MISSING, arguments, error, opt_id
+from corpus_tool.ingest.values import arguments, error, opt_id
+from corpus_tool.model.values import ABSENT
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def fill(facts: Facts, more: Facts) -> None:
     """Take from `more` what `facts` lacks; an empty tool result (`{}`) is still a result."""
     for key, value in more.items():
         if key == "result":
-            if facts.get(key, MISSING) is MISSING:
+            if facts.get(key, ABSENT) is ABSENT:
                 facts[key] = value
         elif blank(facts.get(key)) and not blank(value):
             facts[key] = value
@@ -90,7 +91,7 @@ _ELIDED = {"", "<elided>"}
 def blank(value: Any) -> bool:
     """No information: missing, empty, or the placeholder exporters write when content capture
     is off (`<elided>`), also inside a message list."""
-    if value is None or value is MISSING:
+    if value is None or value is ABSENT:
         return True
     if isinstance(value, str):
         return value in _ELIDED
@@ -284,7 +285,7 @@ def _event(
             str(facts["tool"]),
             opt_id(facts.get("call_id")),
             arguments(facts.get("arguments")),
-            facts.get("result", MISSING),
+            facts.get("result", ABSENT),
             error=exception_of(span) or facts.get("error"),
             stack=stack_of(span),
             node=facts.get("agent"),
@@ -331,7 +332,7 @@ def _assemble(
     failed = any(exception_of(s) is not None for s in roots) or any(
         e["type"] == "error" for e in events
     )
-    output = next((a["output"] for a in agents if a.get("output") is not None), MISSING)
+    output = next((a["output"] for a in agents if a.get("output") is not None), ABSENT)
     answer = last_answer(events)
     named = next((a["agent"] for a in agents if a.get("agent")), None)
     named = named or next((f["agent"] for f in facts.values() if f.get("agent")), None)

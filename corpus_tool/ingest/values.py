@@ -10,9 +10,6 @@ from typing import Any
 
 from corpus_tool.model.values import parse_error, parse_time
 
-MISSING: Any = object()
-"""A tool result the source did not hold (distinct from a recorded `null`)."""
-
 _PLACEHOLDERS = {"", "<not specified>", "None", "null"}
 
 

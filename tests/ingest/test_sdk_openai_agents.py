@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
+import agents
+import openai
 import yaml
 
 from corpus_tool.cli import main
@@ -16,9 +17,6 @@ from tests.ingest.conftest import calls, load, problems
 from tests.ingest.fake_openai import Script, completion, weather_script
 from tests.ingest.replaying import chat_agent
 from tests.replaying import replay_case
-
-agents = pytest.importorskip("agents")
-openai = pytest.importorskip("openai")
 
 
 class Collector(agents.TracingProcessor):  # type: ignore[misc]

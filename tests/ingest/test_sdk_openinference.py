@@ -8,21 +8,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import openinference.instrumentation.openai as oi
 import pytest
+from opentelemetry.trace import Status, StatusCode
 
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
 from tests.ingest.fake_openai import chat_until_answer, weather_script
+from tests.ingest.otel_export import instrumented, otlp_json
 from tests.ingest.replaying import chat_agent
 from tests.replaying import replay_case
-
-openai = pytest.importorskip("openai")
-oi = pytest.importorskip("openinference.instrumentation.openai")
-pytest.importorskip("opentelemetry.exporter.otlp.proto.common")
-
-from opentelemetry.trace import Status, StatusCode  # noqa: E402
-
-from tests.ingest.otel_export import instrumented, otlp_json  # noqa: E402
 
 SYSTEM = "Answer weather questions."
 

@@ -19,7 +19,8 @@ from corpus_tool.ingest.genai_attrs import gemini_message, output_messages
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import CONVENTIONS
 from corpus_tool.ingest.spans import Facts, Run, Span, to_body
-from corpus_tool.ingest.values import MISSING, obj, parse_time_key, result_value
+from corpus_tool.ingest.values import obj, parse_time_key, result_value
+from corpus_tool.model.values import ABSENT
 
 _MAPPED = {
     "id", "traceId", "parentObservationId", "name", "type", "startTime", "endTime",
@@ -150,9 +151,9 @@ class Observation:
 
 def _tool(span: Span) -> Facts:
     """A tool observation; LangChain callbacks log the whole ToolMessage as its output."""
-    output = span.io.get("output", MISSING)
+    output = span.io.get("output", ABSENT)
     facts: Facts = {"tool": _tool_name(span.name), "arguments": span.io.get("input")}
-    facts["result"] = result_value(output) if output is not MISSING else MISSING
+    facts["result"] = result_value(output) if output is not ABSENT else ABSENT
     message = tool_message_result(output)
     if message is not None:
         facts["result"], facts["error"], facts["call_id"] = message

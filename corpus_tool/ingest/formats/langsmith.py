@@ -16,7 +16,6 @@ from corpus_tool.ingest.build import error_event, model_event, tool_event
 from corpus_tool.ingest.chat import message, messages, text_of, tool_message_result
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.values import (
-    MISSING,
     arguments,
     error,
     iso_from_epoch,
@@ -25,6 +24,7 @@ from corpus_tool.ingest.values import (
     parse_time_key,
     result_value,
 )
+from corpus_tool.model.values import ABSENT
 
 _RUN_TYPES = {"llm", "tool", "chain", "retriever", "prompt", "parser", "embedding"}
 
@@ -199,7 +199,7 @@ def _error(text: Any) -> dict[str, str]:
 def _tool_output(outputs: Any) -> tuple[Any, dict[str, str] | None]:
     """A tool run's output; a LangChain ToolMessage yields its content (status error: an error)."""
     if not isinstance(outputs, dict):
-        return MISSING, None
+        return ABSENT, None
     output = outputs.get("output", outputs)
     message = tool_message_result(output)
     if message is not None:

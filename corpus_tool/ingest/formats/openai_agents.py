@@ -19,7 +19,6 @@ from corpus_tool.ingest.build import error_event, handoff_event, model_event, to
 from corpus_tool.ingest.chat import messages, text_of
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.values import (
-    MISSING,
     arguments,
     error,
     error_type_in,
@@ -27,6 +26,7 @@ from corpus_tool.ingest.values import (
     parse_time_key,
     result_value,
 )
+from corpus_tool.model.values import ABSENT
 
 
 class OpenAIAgentsImporter:
@@ -224,7 +224,7 @@ def _shown_result(later: list[dict[str, Any]], call_id: str) -> Any:
         for msg in event["request"]["messages"]:
             if msg.get("role") == "tool" and msg.get("tool_call_id") == call_id:
                 return result_value(msg.get("content"))
-    return MISSING
+    return ABSENT
 
 
 def _generation_output(output: Any) -> tuple[str | None, list[dict[str, Any]]]:
