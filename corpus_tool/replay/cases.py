@@ -11,19 +11,18 @@ from typing import Any
 from corpus_tool import files, schema
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
-from corpus_tool.replay.divergence import REPLAY_CHECKS
+from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, CheckResult
+from corpus_tool.model.expected import Expect, Expected
+from corpus_tool.model.trace import Trace, Trajectory
+from corpus_tool.replay.divergence import Divergence
 from corpus_tool.replay.engine import CaseSpec, Replay
 from corpus_tool.replay.matching import ignored_fields
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
 
-Grader = Callable[
-    [Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Any], "str | None"],
-    Sequence[Mapping[str, Any]],
-]
-"""Grades a replayed run: (expect, events, terminal, scorer setting) -> check results as dicts
+GradeRun = Callable[[Expect, Trajectory, "str | None"], Sequence[CheckResult]]
+"""Grades a replayed run: (expect, trajectory, scorer setting) -> check results
 (`corpus_tool.grade.grade_checks`); replay itself knows nothing of the graders."""
-DIVERGENCE_CHECK, DETERMINISM_CHECK = REPLAY_CHECKS
 
 
 @dataclass(frozen=True)
@@ -37,8 +36,8 @@ class CaseResult:
     tags: tuple[str, ...] = ()
     mode: str | None = None
     duration_ms: float = 0.0
-    checks: tuple[Mapping[str, Any], ...] = ()
-    divergence: Mapping[str, Any] | None = None
+    checks: tuple[CheckResult, ...] = ()
+    divergence: Divergence | None = None
     sequence_diff: tuple[str, ...] = ()
     unused: tuple[int, ...] = ()
     error: str | None = None
@@ -50,7 +49,7 @@ class CaseResult:
     @property
     def failed_checks(self) -> list[str]:
         """Names of failing checks; replay.divergence / replay.determinism included."""
-        names = [str(c["name"]) for c in self.checks if not c["passed"]]
+        names = [c.name for c in self.checks if not c.passed]
         return [*self.extra_failures, *names]
 
     @property
@@ -63,8 +62,8 @@ class LoadedCase:
     """A case's two files, parsed and schema-checked."""
 
     case_id: str
-    trace: Mapping[str, Any]
-    expected: Mapping[str, Any]
+    trace: Trace
+    expected: Expected
 
 
 def load_case(corpus: Corpus, case_id: str, valid: Mapping[Path, Any] | None = None) -> LoadedCase:
@@ -82,20 +81,19 @@ def load_case(corpus: Corpus, case_id: str, valid: Mapping[Path, Any] | None = N
         if not isinstance(data, dict) or schema.errors(kind, data):
             raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
         docs[kind] = data
-    return LoadedCase(case_id, docs["trace"], docs["expected"])
+    return LoadedCase(case_id, Trace.from_doc(docs["trace"]), Expected.from_doc(docs["expected"]))
 
 
-def mode_of(corpus: Corpus, expected: Mapping[str, Any], override: str | None) -> str:
+def mode_of(corpus: Corpus, expected: Expected, override: str | None) -> str:
     """--mode, else the case's replay.mode, else the corpus default, else strict."""
-    case_mode = (expected.get("replay") or {}).get("mode")
-    return str(override or case_mode or corpus.setting("replay", "mode", default="strict"))
+    return str(override or expected.mode or corpus.setting("replay", "mode", default="strict"))
 
 
-def skip_reason(expected: Mapping[str, Any]) -> str | None:
+def skip_reason(expected: Expected) -> str | None:
     """Why a case is kept but not run: retired, or tier archive."""
-    if expected.get("status") == "retired":
+    if expected.status == "retired":
         return "retired"
-    if expected.get("tier") == "archive":
+    if expected.tier == "archive":
         return "tier archive"
     return None
 
@@ -119,7 +117,7 @@ class Ran:
 
 
 def judge_case(
-    corpus: Corpus, loaded: LoadedCase, spec: CaseSpec, ran: Ran, *, grader: Grader
+    corpus: Corpus, loaded: LoadedCase, spec: CaseSpec, ran: Ran, *, grader: GradeRun
 ) -> CaseResult:
     """The verdict on a replayed case, graded here from the parent's own expected.yaml."""
     base = _base(loaded, spec.mode)
@@ -136,16 +134,16 @@ def judge_case(
     started = time.perf_counter()
     scorer = corpus.setting("replay", "scorer")
     first = ran.runs[0]
-    checks = tuple(grader(exp.get("expect") or {}, first.events, first.terminal, scorer))
+    checks = tuple(grader(exp.expect, Trajectory(first.events, first.terminal), scorer))
     result = _judge(base, exp, ran.runs, checks, ran.duration_ms + _since(started))
     return replace(result, output=ran.output, stack=ran.stack)
 
 
 def _judge(
     base: dict[str, Any],
-    expected: Mapping[str, Any],
+    expected: Expected,
     runs: Sequence[Replay],
-    checks: tuple[Mapping[str, Any], ...],
+    checks: tuple[CheckResult, ...],
     duration_ms: float,
 ) -> CaseResult:
     """The verdict: a divergence, a failed check or a nondeterministic trajectory fails."""
@@ -153,17 +151,17 @@ def _judge(
     extra = [DIVERGENCE_CHECK] if first.divergence else []
     if any(_fingerprint(r) != _fingerprint(first) for r in runs[1:]):
         extra.append(DETERMINISM_CHECK)
-    failed = bool(extra) or not all(c["passed"] for c in checks)
-    verdict = "known_unknown" if expected.get("status") == "known_unknown" else None
+    failed = bool(extra) or not all(c.passed for c in checks)
+    verdict = "known_unknown" if expected.status == "known_unknown" else None
     verdict = verdict or ("failed" if failed else "passed")
     return CaseResult(
         **base,
         verdict=verdict,
         duration_ms=duration_ms,
         checks=checks,
-        divergence=first.divergence.as_dict() if first.divergence else None,
+        divergence=first.divergence,
         sequence_diff=tuple(first.sequence_diff) if failed else (),
-        unused=tuple(c["seq"] for c in first.unused),
+        unused=tuple(c.seq for c in first.unused),
         extra_failures=tuple(extra),
         reason=_reason(expected, verdict, failed),
     )
@@ -183,14 +181,14 @@ def _base(loaded: LoadedCase, mode: str | None) -> dict[str, Any]:
     exp = loaded.expected
     return {
         "case": loaded.case_id,
-        "status": str(exp.get("status", "active")),
-        "tier": str(exp.get("tier", "fast")),
-        "tags": tuple(exp.get("tags") or ()),
+        "status": exp.status,
+        "tier": exp.tier,
+        "tags": exp.tags,
         "mode": mode,
     }
 
 
-def _reason(expected: Mapping[str, Any], verdict: str, failed: bool) -> str | None:
+def _reason(expected: Expected, verdict: str, failed: bool) -> str | None:
     if verdict != "known_unknown":
         return None
     outcome = "fails" if failed else "passes"
@@ -198,7 +196,7 @@ def _reason(expected: Mapping[str, Any], verdict: str, failed: bool) -> str | No
 
 
 def _fingerprint(run: Replay) -> str:
-    return files.canonical_json([run.events, run.terminal])
+    return files.canonical_json([[e.to_doc() for e in run.events], run.terminal.to_doc()])
 
 
 def _since(started: float) -> float:

@@ -17,7 +17,7 @@ from corpus_tool.errors import CorpusError, InputError, UsageError
 from corpus_tool.replay import wire
 from corpus_tool.replay.cases import (
     CaseResult,
-    Grader,
+    GradeRun,
     LoadedCase,
     Ran,
     broken,
@@ -61,7 +61,7 @@ def run(
     options: RunOptions,
     report: Callable[[CaseResult], None] = lambda result: None,
     *,
-    grader: Grader,
+    grader: GradeRun,
     valid: Mapping[Path, Any] | None = None,
 ) -> list[CaseResult]:
     """Replay and grade each case; `report` sees each result as it comes, in id order.
@@ -80,7 +80,7 @@ def run_cases(
     ids: Sequence[str],
     options: RunOptions,
     *,
-    grader: Grader,
+    grader: GradeRun,
     valid: Mapping[Path, Any] | None = None,
     pool: Pool | None = None,
 ) -> Iterator[CaseResult]:
@@ -111,7 +111,7 @@ def run_cases(
 
 
 def _verdict(
-    corpus: Corpus, loaded: LoadedCase, spec: CaseSpec, outcome: Outcome, grader: Grader
+    corpus: Corpus, loaded: LoadedCase, spec: CaseSpec, outcome: Outcome, grader: GradeRun
 ) -> CaseResult:
     return judge_case(corpus, loaded, spec, ran_of(outcome), grader=grader)
 
@@ -181,7 +181,7 @@ def _load_all(
         except CorpusError as err:  # a broken file, or a stray directory whose name is no id
             yield broken(case_id, str(err))
             continue
-        if options.tier is not None and loaded.expected.get("tier") != options.tier:
+        if options.tier is not None and loaded.expected.tier != options.tier:
             continue
         reason = skip_reason(loaded.expected)
         yield skipped(loaded, reason) if reason else loaded

@@ -11,7 +11,8 @@ purpose:
   fit is an error value for its case, not a crash of the run. Values that JSON cannot carry
   travel as their `str()`, which is also how the results document writes them.
 
-All (de)serialization of `Replay` lives here (`replay_dict`, `replay_from`).
+All (de)serialization of `Replay` lives here (`replay_dict`, `replay_from`): events travel in
+their trace.yaml form (`Event.to_doc`) and are rebuilt with the trace model's own reader.
 """
 
 from __future__ import annotations
@@ -27,7 +28,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpus_tool.replay.divergence import KINDS, Divergence, FieldDiff
+from corpus_tool.model.diff import FieldDiff
+from corpus_tool.model.events import (
+    EVENT_TYPES,
+    Event,
+    ModelCallEvent,
+    ToolCallEvent,
+    event_from_doc,
+)
+from corpus_tool.model.trace import Terminal
+from corpus_tool.model.values import ABSENT
+from corpus_tool.replay.divergence import KINDS, Divergence
 from corpus_tool.replay.engine import STATUSES, CaseSpec, Replay
 
 HEADER = struct.Struct(">Q")
@@ -149,13 +160,13 @@ KINDS_OF_REPLY = ("ready", "import_error", "replay", "error")
 
 
 def replay_dict(run: Replay) -> dict[str, Any]:
-    """A Replay as plain data (the worker's side of the pair)."""
+    """A Replay as plain data (the worker's side of the pair): events in trace.yaml form."""
     return {
-        "events": run.events,
-        "terminal": run.terminal,
+        "events": [event.to_doc() for event in run.events],
+        "terminal": run.terminal.to_doc(),
         "divergence": run.divergence.as_dict() if run.divergence else None,
-        "unused": run.unused,
-        "sequence_diff": run.sequence_diff,
+        "unused": [call.to_doc() for call in run.unused],
+        "sequence_diff": list(run.sequence_diff),
     }
 
 
@@ -163,16 +174,38 @@ def replay_from(data: Any) -> Replay:
     """The Replay a worker sent, every field checked (the parent's side of the pair)."""
     if not isinstance(data, dict):
         raise WireError("the replay is not an object")
-    events = _list_of(data.get("events"), dict, "events")
-    terminal = data.get("terminal")
-    if not isinstance(terminal, dict) or terminal.get("status") not in STATUSES:
+    events = tuple(_event(doc) for doc in _list_of(data.get("events"), dict, "events"))
+    unused = tuple(_recorded(doc) for doc in _list_of(data.get("unused"), dict, "unused"))
+    diff = tuple(_list_of(data.get("sequence_diff"), str, "sequence_diff"))
+    divergence = _divergence(data.get("divergence"))
+    return Replay(events, _terminal(data.get("terminal")), divergence, unused, diff)
+
+
+def _event(doc: dict[str, Any]) -> Event:
+    """An event of the replay, in the typed model; a shape the model cannot hold is refused."""
+    if not _is_int(doc.get("seq")) or doc.get("type") not in EVENT_TYPES:
+        raise WireError("an event has no integer seq or no known type")
+    try:
+        return event_from_doc(doc)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise WireError(
+            f"a {doc['type']} event does not fit the trace model ({err!r:.80})"
+        ) from None
+
+
+def _recorded(doc: dict[str, Any]) -> ModelCallEvent | ToolCallEvent:
+    call = _event(doc)
+    if not isinstance(call, (ModelCallEvent, ToolCallEvent)):
+        raise WireError("an unused recorded call is neither a model nor a tool call")
+    return call
+
+
+def _terminal(doc: Any) -> Terminal:
+    if not isinstance(doc, dict) or doc.get("status") not in STATUSES:
         raise WireError("the replay's terminal has no valid status")
-    unused = _list_of(data.get("unused"), dict, "unused")
-    if not all(_is_int(c.get("seq")) for c in unused):
-        raise WireError("an unused recorded call has no seq")
-    diff = _list_of(data.get("sequence_diff"), str, "sequence_diff")
-    terminal = {"status": terminal["status"], "output": terminal.get("output")}
-    return Replay(events, terminal, _divergence(data.get("divergence")), unused, diff)
+    if doc.get("seq") is not None and not _is_int(doc.get("seq")):
+        raise WireError("the replay's terminal seq is not an integer")
+    return Terminal.from_doc(doc)
 
 
 def _divergence(data: Any) -> Divergence | None:
@@ -186,7 +219,7 @@ def _divergence(data: Any) -> Divergence | None:
     if candidate is not None and not isinstance(candidate, dict):
         raise WireError("the divergence's candidate is not an object")
     diff = tuple(
-        FieldDiff(str(d.get("path")), d.get("expected"), d.get("actual"))
+        FieldDiff(str(d.get("path")), d.get("expected", ABSENT), d.get("actual", ABSENT))
         for d in _list_of(data.get("diff"), dict, "divergence diff")
     )
     return Divergence(
