@@ -54,7 +54,10 @@ BODIES = {
 # what the one-line reason of each hostile case says (ERROR) or which verdict it gets (FAIL)
 REASONS = {
     "sleeps_forever": ("error", "did not finish within 2 s"),
-    "busy_loop": ("error", "did not finish within 2 s"),
+    "busy_loop": (
+        "error",
+        "did not finish within 2 s (replay.timeout_s or --timeout); stuck at hostile_agent.py:",
+    ),
     "os_exit": ("error", "the worker exited with status 0"),
     "sys_exit": ("failed", "UnusedRecording"),
     "non_daemon_thread": ("error", "it left 1 thread(s) running"),
