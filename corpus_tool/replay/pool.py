@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from corpus_tool.replay import wire
 from corpus_tool.replay.process import Failed, Fault, Launch, Worker
 
 __all__ = ["Fault", "Job", "Launch", "Outcome", "Pool", "StartError"]
@@ -63,6 +64,7 @@ class _Slot:
     starting: bool = False
     deadline: float | None = None  # of the run at the head of `sent` (or of the start)
     sent: deque[int] = field(default_factory=deque)  # job index of each run sent, oldest first
+    tickets: deque[int] = field(default_factory=deque)  # the run number each of them carries
     runs: deque[int] = field(default_factory=deque)  # runs of its current job not sent yet
 
     @property
@@ -81,6 +83,7 @@ class Pool:
         self._jobs: Sequence[Job] = ()
         self._todo: deque[int] = deque()
         self._progress: dict[int, _Progress] = {}
+        self._tickets = 0  # run numbers: each reply must carry the one of the run it answers
 
     def __enter__(self) -> Pool:
         return self
@@ -148,13 +151,15 @@ class Pool:
                 self._progress[index] = _Progress()
                 slot.runs.extend([index] * max(1, self._jobs[index].runs))
             index = slot.runs.popleft()
+            self._tickets += 1
             try:
-                slot.worker.send(self._jobs[index].request)
+                slot.worker.send(wire.run_request(self._tickets, self._jobs[index].request))
             except Failed as failed:  # it died idle: blame this job, so the run always advances
                 victim = slot.sent[0] if slot.sent else index
                 yield from self._fail(slot, selector, failed.fault, failed.output, victim)
                 return
             slot.sent.append(index)
+            slot.tickets.append(self._tickets)
             if len(slot.sent) == 1:
                 self._head_started(slot)
 
@@ -216,7 +221,13 @@ class Pool:
     def _finished_run(
         self, slot: _Slot, reply: dict[str, Any], selector: selectors.BaseSelector
     ) -> Iterator[tuple[int, Outcome]]:
+        if reply.get("run") != slot.tickets[0]:  # stray bytes that happen to parse, or worse
+            assert slot.worker is not None
+            failed = slot.worker.failed("the worker answered for another run than it was given")
+            yield from self._fail(slot, selector, failed.fault, failed.output)
+            return
         index = slot.sent.popleft()
+        slot.tickets.popleft()
         progress = self._progress[index]
         progress.replies.append(reply)
         if reply.get("fault"):
@@ -277,6 +288,7 @@ class Pool:
             slot.worker.stop()
         slot.worker, slot.starting, slot.deadline = None, False, None
         slot.sent.clear()
+        slot.tickets.clear()
         slot.runs.clear()
 
     def _outcome(self, index: int, fault: Fault | None, output: str) -> Outcome:

@@ -129,12 +129,17 @@ def encode_case(spec: CaseSpec) -> bytes:
     return pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def decode_case(payload: bytes) -> CaseSpec:
-    """In the worker: a case to replay (trusted: it comes from the parent)."""
-    spec = pickle.loads(payload)
+def run_request(run: int, case: bytes) -> bytes:
+    """One run of an encoded case, numbered: the worker's reply must carry the same number."""
+    return HEADER.pack(run) + case
+
+
+def decode_run(payload: bytes) -> tuple[int, CaseSpec]:
+    """In the worker: the run number and the case to replay (trusted: from the parent)."""
+    spec = pickle.loads(payload[HEADER.size :])
     if not isinstance(spec, CaseSpec):
         raise WireError("the message is not a case")
-    return spec
+    return HEADER.unpack(payload[: HEADER.size])[0], spec
 
 
 # -- worker -> parent ----------------------------------------------------------------------

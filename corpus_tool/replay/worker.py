@@ -57,8 +57,8 @@ class Channel:
             payload = wire.encode_reply(message)
         except (ValueError, TypeError, RecursionError) as err:  # what the agent put in events
             error = f"the trajectory cannot be sent to the grading process ({type(err).__name__})"
-            output = message.get("output", "")
-            payload = wire.encode_reply({"kind": "error", "error": error, "output": output})
+            kept = {key: message.get(key) for key in ("output", "run")}
+            payload = wire.encode_reply({"kind": "error", "error": error, **kept})
         wire.write_frame(self.replies, payload)
 
     def receive(self) -> bytes:
@@ -169,10 +169,10 @@ def serve(channel: Channel, run: Callable[[CaseSpec], dict[str, Any]]) -> None:
     """Answer each case the parent sends; exit when it closes the pipe."""
     while True:
         try:
-            spec = wire.decode_case(channel.receive())
+            number, spec = wire.decode_run(channel.receive())
         except wire.Closed:
             os._exit(0)  # threads an agent left behind must not keep the worker alive
-        channel.send(run(spec))
+        channel.send({**run(spec), "run": number})
 
 
 def run_one(
