@@ -274,6 +274,49 @@ def _args_replay(parser: argparse.ArgumentParser) -> None:
     _args_run(parser)
 
 
+def _cmd_minimize(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.minimize import MinimizeOptions, minimize
+    from corpus_tool.minimize.case import Asked
+
+    asked = Asked(args.until, args.mode, args.max_replays)
+    options = MinimizeOptions(args.case, asked, args.dry_run, args.output)
+    return minimize(_corpus(args), options, sys.stdout)
+
+
+def _args_minimize(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("case", metavar="CASE", help="the case id")
+    parser.add_argument(
+        "--until",
+        metavar="TRIGGER",
+        help="what must still happen: a check name (tools.args), a divergence kind "
+        "(ToolArguments) or an error type (ZeroDivisionError); default: expected.yaml's "
+        "trigger, else the recorded error type, else the first failing check",
+    )
+    parser.add_argument(
+        "--max-replays",
+        type=_replay_budget,
+        default=500,
+        metavar="N",
+        help="stop after N replays and keep the smallest trace found (default 500)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("strict", "lenient"),
+        help="replay candidates in this mode (default: the case's own)",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="report what would be removed, write nothing"
+    )
+    _output_option(parser)
+
+
+def _replay_budget(text: str) -> int:
+    """--max-replays N: 1 to 100000."""
+    if not text.isdigit() or not 1 <= int(text) <= 100_000:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of replays from 1 to 100000")
+    return int(text)
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
@@ -285,6 +328,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
     "affected": ("the cases a git diff can affect, and why", _args_affected, _cmd_affected),
     "replay": ("replay cases against the agent and grade them", _args_replay, _cmd_replay),
     "check": ("validate, replay and grade the whole corpus", _args_run, _cmd_check),
+    "minimize": (
+        "shrink a case to the fewest events that still reproduce its trigger",
+        _args_minimize,
+        _cmd_minimize,
+    ),
     "keygen": (
         "make a redaction key: print it, or write a key file outside the repository",
         _args_keygen,
