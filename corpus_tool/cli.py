@@ -60,6 +60,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
         output=args.output,
         select=args.select,
         all_runs=args.all_runs,
+        minimize=args.minimize,
     )
     return add(_corpus(args), options, sys.stdout, os.environ)
 
@@ -103,6 +104,12 @@ def _args_add(parser: argparse.ArgumentParser) -> None:
         "--allow-incomplete",
         action="store_true",
         help="keep an incomplete incident as a known_unknown case",
+    )
+    parser.add_argument(
+        "--minimize",
+        action="store_true",
+        help="before writing, shrink the trace to the events that reproduce the drafted "
+        "trigger when the agent replays it (as `corpus minimize` does)",
     )
     parser.add_argument(
         "--json",

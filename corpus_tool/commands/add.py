@@ -6,7 +6,7 @@ import hashlib
 import os
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -14,7 +14,13 @@ from corpus_tool import completeness, files, ingest, redact, schema
 from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import IncompleteError, InputError, UsageError
 from corpus_tool.expectations import draft
+from corpus_tool.grade import grade_checks
+from corpus_tool.minimize.case import Asked, shrink_case
+from corpus_tool.minimize.report import summary as shrink_summary
+from corpus_tool.minimize.stale import stale
+from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace
+from corpus_tool.replay.loader import entrypoint
 from corpus_tool.trace import assemble, derive_case_id, slice_body
 
 
@@ -33,6 +39,7 @@ class AddOptions:
     output: str = "text"
     select: str | None = None
     all_runs: bool = False
+    minimize: bool = False
 
 
 def add(
@@ -55,6 +62,8 @@ def add(
     planned = [_plan(corpus, run, options, (sha, key), len(runs) > 1) for run in runs]
     _refuse_twins(planned, options)
     _refuse_incomplete(planned, options)
+    if options.minimize:
+        planned = _minimized(corpus, planned, options.incident)
     for case in planned:
         _write_case(case.target, case.doc, case.expected, options.force)
     _report(corpus, planned, options.output, out)
@@ -71,6 +80,7 @@ class _Planned:
     expected: str
     incomplete: list[str]
     label: str | None
+    minimized: dict[str, Any] | None = None
 
 
 def _chosen(runs: list[ingest.Imported], options: AddOptions) -> list[ingest.Imported]:
@@ -131,6 +141,19 @@ def _plan(
         doc = Trace.from_doc(doc).to_doc()  # the model's key order: a re-read changes no byte
     expected = draft(case_id, body, options.tier, found)
     return _Planned(case_id, target, doc, expected, found, run.label)
+
+
+def _minimized(corpus: Corpus, planned: list[_Planned], incident: Path) -> list[_Planned]:
+    """Each planned case shrunk to the events that reproduce its drafted trigger."""
+    out = []
+    with entrypoint(corpus) as agent:
+        for case in planned:
+            trace = Trace.from_doc(case.doc)
+            expected = Expected.from_doc(files.parse_yaml(case.expected, incident))
+            result, mode = shrink_case(corpus, trace, expected, agent, Asked(), grader=grade_checks)
+            report = shrink_summary(result, mode, stale(expected, result.before, result.trace))
+            out.append(replace(case, doc=result.trace.to_doc(), minimized=report))
+    return out
 
 
 def _redacted(body: dict[str, Any], corpus: Corpus, key: redact.RedactionKey) -> dict[str, Any]:
@@ -207,6 +230,13 @@ def _report(corpus: Corpus, planned: list[_Planned], output: str, out: TextIO) -
         out.write(f"  redacted {record.get('replaced', 0)} values (key {record.get('key_id')})\n")
         for problem in case.incomplete:
             out.write(f"  incomplete: {problem}\n")
+        if case.minimized is not None:
+            shrunk = case.minimized
+            out.write(
+                f"  minimized ({shrunk['trigger']}): {shrunk['before']['events']} -> "
+                f"{shrunk['after']['events']} events in {shrunk['replays']} replay(s)\n"
+            )
+            out.writelines(f"  review expected.yaml: {note}\n" for note in shrunk["stale"])
         out.write(
             f"  review {Path(where) / 'expected.yaml'} (lines marked REVIEW) before committing\n"
         )
@@ -221,4 +251,5 @@ def _summary(corpus: Corpus, case: _Planned) -> dict[str, Any]:
         "status": "known_unknown" if case.incomplete else "active",
         "incomplete": case.incomplete,
         "redacted": (case.doc.get("redaction") or {}).get("replaced", 0),
+        **({"minimized": case.minimized} if case.minimized is not None else {}),
     }

@@ -7,14 +7,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from corpus_tool import files, schema
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
 from corpus_tool.grade import grade_checks
 from corpus_tool.minimize.case import Asked, shrink_case
-from corpus_tool.minimize.shrink import Shrunk
+from corpus_tool.minimize.report import summary, text_lines
 from corpus_tool.minimize.stale import stale
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay.cases import load_case
@@ -69,64 +69,6 @@ def write_trace(path: Path, trace: Trace) -> None:
     if problems:  # a bug of ours, never a half-good file on disk
         raise InputError(f"minimized trace does not fit the schema: {problems[0].message}", path)
     files.atomic_write(path, files.dump_yaml(doc))
-
-
-def summary(result: Shrunk, mode: str, notes: list[str]) -> dict[str, Any]:
-    """The before/after facts, JSON-ready (also what `add --minimize` reports)."""
-    return {
-        "mode": mode,
-        "trigger": result.trigger.describe(),
-        "before": _size(result.before, result.units_before),
-        "after": _size(result.trace, result.units_after),
-        "removed": list(result.removed),
-        "replays": result.replays,
-        "exhausted": result.exhausted,
-        "stale": notes,
-    }
-
-
-def _size(trace: Trace, units: int) -> dict[str, int]:
-    return {
-        "events": len(trace.events),
-        "units": units,
-        "model_calls": len(trace.model_calls),
-        "tool_calls": len(trace.tool_calls),
-    }
-
-
-def text_lines(report: dict[str, Any], path: Path, dry_run: bool) -> list[str]:
-    """The before/after summary for people."""
-    before, after = report["before"], report["after"]
-    lines = [
-        f"minimize {report['case']} ({report['mode']} replay), keeping: {report['trigger']}",
-        f"  before: {_shown(before)}",
-        f"  after:  {_shown(after)}",
-        f"  {report['replays']} replay(s)",
-    ]
-    if report["removed"]:
-        lines.append("  removed seq " + ", ".join(str(s) for s in report["removed"]))
-    else:
-        lines.append("  nothing to remove: every unit is needed to reproduce the trigger")
-        if report["mode"] == "strict":
-            lines.append(
-                "  (strict replay compares each model request, which carries the conversation "
-                "so far; a case replayed leniently can lose more: --mode lenient)"
-            )
-    if report["exhausted"]:
-        lines.append("  stopped at --max-replays: the result may not be the smallest")
-    lines.extend(f"  review expected.yaml: {note}" for note in report["stale"])
-    if report["written"]:
-        lines.append(f"  wrote {path}")
-    elif dry_run and report["removed"]:
-        lines.append("  dry run: nothing written")
-    return lines
-
-
-def _shown(size: dict[str, int]) -> str:
-    return (
-        f"{size['events']} events in {size['units']} units "
-        f"({size['model_calls']} model call(s), {size['tool_calls']} tool call(s))"
-    )
 
 
 def _sha(path: Path, corpus: Corpus) -> str:
