@@ -235,7 +235,7 @@ def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from corpus_tool.replay.suite import RunOptions
 
     run = RunOptions(tuple(getattr(args, "cases", ())), args.mode, args.tier, args.repeat)
-    return ReplayOptions(run, args.output, args.junit, args.results)
+    return ReplayOptions(run, args.output, args.junit, args.results, args.diff)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -258,6 +258,11 @@ def _args_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
     parser.add_argument(
         "--results", type=Path, metavar="FILE", help="also write the results JSON (gate input)"
+    )
+    parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="for each failing case, show `corpus diff` of its recording and its replay",
     )
     parser.add_argument(
         "--repeat",
@@ -324,6 +329,40 @@ def _replay_budget(text: str) -> int:
     return int(text)
 
 
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.diff import DiffOptions, diff
+
+    ignore = tuple(name for given in args.ignore for name in given.split(",") if name)
+    options = DiffOptions(args.a, args.b, args.output, ignore, args.judge)
+    return diff(options, sys.stdout, lambda: _corpus(args))
+
+
+def _args_diff(parser: argparse.ArgumentParser) -> None:
+    what = "a trace.yaml, a case directory, or a results document (replay --results FILE)"
+    parser.add_argument("a", type=Path, metavar="A", help=f"the base run: {what}")
+    parser.add_argument("b", type=Path, metavar="B", help="the run compared with A (same kinds)")
+    parser.add_argument(
+        "--format",
+        dest="output",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text for people (default), json for machines, markdown for a pull request",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="a field not to compare: a name anywhere (idempotency_key) or a dotted path "
+        "(arguments.note); repeat or comma-separate",
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="NAME",
+        help="also ask the judge registered under this name in corpus.yaml `judges`",
+    )
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
@@ -339,6 +378,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
         "shrink a case to the fewest events that still reproduce its trigger",
         _args_minimize,
         _cmd_minimize,
+    ),
+    "diff": (
+        "compare two traces or runs step by step: what changed, and a verdict",
+        _args_diff,
+        _cmd_diff,
     ),
     "keygen": (
         "make a redaction key: print it, or write a key file outside the repository",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from corpus_tool.errors import UsageError
 from corpus_tool.model.checks import DIVERGENCE_CHECK, WAIVABLE
-from corpus_tool.model.events import ErrorEvent, Event, ToolCallEvent
+from corpus_tool.model.events import error_types
 from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace, Trajectory
 from corpus_tool.replay.cases import GradeRun
@@ -103,22 +103,12 @@ def default_trigger(trace: Trace, expected: Expected, whole: Outcome) -> Trigger
         return Trigger("error_type", declared.error_type)
     if declared is not None and declared.terminal_status:
         return Trigger("terminal_status", declared.terminal_status)
-    recorded = error_types(trace.events, last=True)
+    recorded = error_types(trace.events)
     if recorded:
-        return Trigger("error_type", recorded[0])
+        return Trigger("error_type", recorded[-1])
     graded = [c for c in whole.failed_checks if c != DIVERGENCE_CHECK]
     failing = graded or list(whole.failed_checks)
     return Trigger("check", failing[0]) if failing else None
-
-
-def error_types(events: Sequence[Event], last: bool = False) -> list[str]:
-    """Error types of `error` events and tool errors, in order (only the last with `last`)."""
-    found = [
-        e.error.type
-        for e in events
-        if isinstance(e, (ErrorEvent, ToolCallEvent)) and e.error is not None
-    ]
-    return found[-1:] if last else found
 
 
 def replay_oracle(
