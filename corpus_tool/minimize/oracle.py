@@ -74,11 +74,17 @@ class Trigger:
 
 
 def reproduces(trigger: Trigger, whole: Outcome, candidate: Outcome) -> bool:
-    """The candidate shows the trigger, and its run is not cut short by another divergence."""
+    """The same failure, not a new one: the candidate shows the trigger, diverges (or not) as
+    the whole case did, and fails no check the whole case passed.
+
+    Without the last two, "tools.args fails" would be reproduced by a run that never reaches
+    the call at all, or is cut short by an answer the candidate no longer holds.
+    """
     return (
         candidate.broken is None
         and trigger.holds(candidate)
         and candidate.divergence == whole.divergence
+        and set(candidate.failed_checks) <= set(whole.failed_checks)
     )
 
 
