@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 
-from corpus_tool import __version__
 from corpus_tool.errors import CorpusError
+from corpus_tool.version import __version__
 
 Handler = Callable[[argparse.Namespace], int]
 EPILOG = "exit status: 0 all good, 1 checks found problems, 2 usage or input error"
@@ -46,10 +46,11 @@ def _args_init(parser: argparse.ArgumentParser) -> None:
 
 
 def _cmd_add(args: argparse.Namespace) -> int:
-    from corpus_tool.commands.add import AddOptions, add
+    from corpus_tool.commands.add import AddOptions
+    from corpus_tool.commands.add_batch import add_many
 
     options = AddOptions(
-        incident=args.incident,
+        incident=args.incident[0],
         case_id=args.id,
         start=args.start,
         end=args.end,
@@ -60,13 +61,26 @@ def _cmd_add(args: argparse.Namespace) -> int:
         output=args.output,
         select=args.select,
         all_runs=args.all_runs,
+        keep_going=args.keep_going,
         minimize=args.minimize,
     )
-    return add(_corpus(args), options, sys.stdout, os.environ)
+    return add_many(_corpus(args), args.incident, options, sys.stdout, os.environ)
 
 
 def _args_add(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("incident", type=Path, help="the incident trace file (JSON)")
+    parser.add_argument(
+        "incident",
+        type=Path,
+        nargs="+",
+        help="incident files, or directories (every file below them); all are checked "
+        "before any case is written",
+    )
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="with many incidents: add every good one and report the refused ones "
+        "(default: one refused file means nothing is written)",
+    )
     parser.add_argument(
         "--format",
         dest="source_format",

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from corpus_tool import __version__, files
+from corpus_tool import files
 from corpus_tool.corpus import Corpus
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay.cases import VERDICTS, CaseResult
+from corpus_tool.version import __version__
 
 RESULTS_VERSION = 1
 LABELS = {
