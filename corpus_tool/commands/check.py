@@ -38,5 +38,5 @@ def check(
             out.write(f"{len(findings)} validation finding(s); see `corpus validate`\n\n")
     results = execute(corpus, select(corpus, options.run), options, out, valid)
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
-    finish(corpus, results, options, out, "check", extra)
+    finish(corpus, results, options, out, "check", extra, valid)
     return 1 if findings else exit_code(results)

@@ -45,6 +45,8 @@ class CaseResult:
     extra_failures: tuple[str, ...] = field(default_factory=tuple)
     output: str = ""  # what the agent printed while the case ran (its worker's fds 1 and 2)
     stack: tuple[str, ...] = ()  # where the worker was stuck, when it ran past its time limit
+    trajectory: Trajectory | None = None
+    """The replayed run (the first of --repeat), for `corpus diff` and `check --diff`."""
 
     @property
     def failed_checks(self) -> list[str]:
@@ -164,6 +166,7 @@ def _judge(
         unused=tuple(c.seq for c in first.unused),
         extra_failures=tuple(extra),
         reason=_reason(expected, verdict, failed),
+        trajectory=Trajectory(first.events, first.terminal),
     )
 
 
