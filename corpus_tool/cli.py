@@ -139,7 +139,11 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from corpus_tool.commands.validate import validate
 
     root = (Path.cwd() / args.directory).resolve() if args.directory is not None else None
-    return validate(root, args.paths, Path.cwd(), date.today(), args.output, sys.stdout, os.environ)
+    today = date.today()
+    cached = not args.no_cache
+    return validate(
+        root, args.paths, Path.cwd(), today, args.output, sys.stdout, os.environ, cached
+    )
 
 
 def _args_validate(parser: argparse.ArgumentParser) -> None:
@@ -149,7 +153,17 @@ def _args_validate(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="files to check (as pre-commit passes them); default: the whole corpus",
     )
+    _cache_option(parser)
     _output_option(parser)
+
+
+def _cache_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="check every case afresh (default: reuse the findings of unchanged cases, kept "
+        "in the git dir or $CORPUS_CACHE_DIR)",
+    )
 
 
 def _cmd_keygen(args: argparse.Namespace) -> int:
@@ -268,7 +282,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from corpus_tool.commands.check import check
 
-    return check(_corpus(args), _replay_options(args), date.today(), Path.cwd(), sys.stdout)
+    options = _replay_options(args)
+    today, cwd = date.today(), Path.cwd()
+    return check(_corpus(args), options, today, cwd, sys.stdout, cached=not args.no_cache)
+
+
+def _args_check(parser: argparse.ArgumentParser) -> None:
+    _args_run(parser)
+    _cache_option(parser)
 
 
 def _args_run(parser: argparse.ArgumentParser) -> None:
@@ -435,7 +456,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
     ),
     "affected": ("the cases a git diff can affect, and why", _args_affected, _cmd_affected),
     "replay": ("replay cases against the agent and grade them", _args_replay, _cmd_replay),
-    "check": ("validate, replay and grade the whole corpus", _args_run, _cmd_check),
+    "check": ("validate, replay and grade the whole corpus", _args_check, _cmd_check),
     "minimize": (
         "shrink a case to the fewest events that still reproduce its trigger",
         _args_minimize,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -11,11 +12,13 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
+from corpus_tool import yaml_build
 from corpus_tool.errors import InputError
+from corpus_tool.yaml_build import Span
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C speed where libyaml is built
 
@@ -27,6 +30,30 @@ class Loader(_BaseLoader):  # type: ignore[misc]
     describe, whether or not the author quoted it. A key written twice in one mapping is refused:
     YAML would keep the last silently, so `tier: fast` above `tier: archive` hid a case.
     """
+
+    _tags: ClassVar[
+        dict[str, str]
+    ] = {}  # plain scalar -> its tag: a memo of a pure function, bounded
+
+    def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> Any:
+        """The tag of a node; plain scalars (`seq`, `type`, `model_call` ...) recur, so memoised.
+
+        With no path resolvers, the tag of a plain scalar depends on its text alone.
+        """
+        if kind is not yaml.ScalarNode or not implicit[0]:
+            return super().resolve(kind, value, implicit)
+        tag = self._tags.get(value)
+        if tag is None:
+            if len(self._tags) > 50_000:
+                self._tags.clear()
+            tag = self._tags[value] = super().resolve(kind, value, implicit)
+        return tag
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        """Nothing to do without path resolvers (the C composer calls it for every node)."""
+
+    def ascend_resolver(self) -> None:
+        """Nothing to do without path resolvers."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
         seen: set[tuple[str, str]] = set()
@@ -147,8 +174,17 @@ def _mend_surrogates(value: Any) -> Any:
 
 def parse_yaml(text: str | bytes, path: Path) -> Any:
     """Parse one YAML document with the safe (C) loader."""
+    return parse_yaml_spans(text, path)[0]
+
+
+def parse_yaml_spans(text: str | bytes, path: Path) -> tuple[Any, list[Span] | None]:
+    """The parsed document, and where its scalars holding a `#` are written.
+
+    The spans tell comments (which the parsed value does not hold) from text cheaply
+    (`redact.comments`); None when they are unknown.
+    """
     try:
-        return check_depth(yaml.load(text, Loader=Loader), path, max(len(text), 1000))
+        return _load(text, path)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         line = mark.line + 1 if mark is not None else None
@@ -168,6 +204,22 @@ def parse_yaml(text: str | bytes, path: Path) -> Any:
         raise _too_deep(path) from None
     except ValueError as err:  # an integer of more than 4300 digits
         raise InputError(f"not usable YAML: {str(err).split(';')[0]}", path) from None
+
+
+def _load(text: str | bytes, path: Path) -> tuple[Any, list[Span] | None]:
+    budget = max(len(text), 1000)
+    loader = Loader(text)
+    try:
+        root = loader.get_single_node()  # parsed and composed in C
+        if root is None:
+            return None, []
+        with contextlib.suppress(Exception):  # the general constructor decides, below
+            return yaml_build.build(root, loader, MAX_DEPTH, budget)
+    finally:
+        loader.dispose()
+    # Unusual documents (aliases, tags, duplicate keys, errors): built as PyYAML always did,
+    # so their value or error is the one the constructor gives.
+    return check_depth(yaml.load(text, Loader=Loader), path, budget), None
 
 
 def check_depth(data: Any, path: Path, budget: int | None = None) -> Any:

@@ -14,6 +14,7 @@ from corpus_tool.corpus import CONFIG_NAME, Corpus, check_case_id
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import Finding
 from corpus_tool.model.checks import WAIVABLE
+from corpus_tool.yaml_build import Span
 
 Show = Callable[[Path], str]
 Valid = dict[Path, Any]
@@ -27,6 +28,13 @@ class Document:
     path: Path
     raw: bytes
     data: Any
+    spans: list[Span] | None = None
+    """Where scalars holding `#` are written (None: unknown), to tell comments from text."""
+
+    @property
+    def plain(self) -> bool:
+        """Built by the loader's fast path: only JSON types, so the compiled schema applies."""
+        return self.spans is not None
 
     @functools.cached_property
     def _lines(self) -> dict[tuple[str | int, ...], int]:
@@ -36,14 +44,20 @@ class Document:
         return yaml_lines.line_of(self._lines, where)
 
 
-def load(path: Path, show: Show, root: Path | None = None) -> Document | Finding:
+Read = Callable[[Path], bytes]
+"""The bytes of a file, already read (the findings cache reads each case file once)."""
+
+
+def load(
+    path: Path, show: Show, root: Path | None = None, read: Read | None = None
+) -> Document | Finding:
     """The parsed document, or a finding saying why it cannot be read (never an exception).
 
     With `root`, a file a symlink takes outside it is a finding, never read.
     """
     try:
-        raw = files.read_bytes(path, within=root)
-        return Document(path, raw, files.parse_yaml(raw, path))
+        raw = read(path) if read is not None else files.read_bytes(path, within=root)
+        return Document(path, raw, *files.parse_yaml_spans(raw, path))
     except InputError as err:
         return Finding(show(path), err.line, "$", "parse", err.message)
 
@@ -79,7 +93,7 @@ def check_document(doc: Document, kind: str, show: Show) -> list[Finding]:
             "schema",
             _message(e),
         )
-        for e in schema.errors(kind, doc.data)
+        for e in schema.errors(kind, doc.data, doc.plain)
     ]
 
 
@@ -120,8 +134,12 @@ def check_case(
     show: Show,
     inspect: Inspect | None = None,
     valid: Valid | None = None,
+    read: Read | None = None,
 ) -> list[Finding]:
-    """Both files of a case: schema, ids, completeness; schema-valid files go into `valid`."""
+    """Both files of a case: schema, ids, completeness; schema-valid files go into `valid`.
+
+    `read` gives the bytes of a file when they are already in hand.
+    """
     case_dir = corpus.cases_dir / case_id
     found: list[Finding] = list(_dir_name(case_dir, show))
     docs: dict[str, Document] = {}
@@ -138,7 +156,7 @@ def check_case(
                 )
             )
             continue
-        doc = load(path, show, corpus.root)
+        doc = load(path, show, corpus.root, read)
         if isinstance(doc, Finding):
             found.append(doc)
             continue

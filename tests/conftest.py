@@ -97,6 +97,14 @@ def redaction_key(monkeypatch: pytest.MonkeyPatch) -> str:
     return TEST_KEY
 
 
+@pytest.fixture(autouse=True)
+def cache_dir(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every test has a cache directory of its own: no test sees findings another one left."""
+    where = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("CORPUS_CACHE_DIR", str(where))
+    return where
+
+
 @pytest.fixture(scope="session")
 def installed_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheel of this checkout installed (built once per test session)."""

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TextIO
 
 from corpus_tool.commands.replay import ReplayOptions, execute, exit_code, finish
-from corpus_tool.commands.validate import corpus_findings, shower
+from corpus_tool.commands.validate import Caches, shower
 from corpus_tool.corpus import Corpus
+from corpus_tool.findings import Finding, sort_findings
+from corpus_tool.replay.cases import LoadedCase, load_case
 from corpus_tool.replay.suite import select
-from corpus_tool.validation import Valid
+from corpus_tool.validation_run import ValidationRun
 
 
 def check(
@@ -23,20 +25,70 @@ def check(
     cwd: Path,
     out: TextIO,
     environ: Mapping[str, str] | None = None,
+    cached: bool = True,
 ) -> int:
     """Validation findings first, then a verdict per case; 1 when anything is wrong.
 
-    `environ` (default: the process environment) may hold the redaction key.
+    `environ` (default: the process environment) may hold the redaction key; `cached`: reuse
+    the findings of unchanged cases.
     """
     env = os.environ if environ is None else environ
-    valid: Valid = {}  # what validation parsed and found sound, replay takes as is
-    findings = corpus_findings(corpus, today, shower(cwd), env, valid)
-    if options.output == "text":
-        for finding in findings:
-            out.write(finding.text() + "\n")
-        if findings:
-            out.write(f"{len(findings)} validation finding(s); see `corpus validate`\n\n")
-    results = execute(corpus, select(corpus, options.run), options, out, valid)
+    caches = Caches(env, cached)
+    ids = select(corpus, options.run)
+    run = ValidationRun(corpus, today, shower(cwd), env, caches.get(corpus.root))
+    validating = Validating(run, ids)
+    preface = validating.preface if options.output == "text" else None
+    results = execute(corpus, ids, options, out, validating.load, preface)
+    findings = validating.finish()
+    caches.save()
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
-    finish(corpus, results, options, out, "check", extra, valid)
+    finish(corpus, results, options, out, "check", extra)
     return 1 if findings else exit_code(results)
+
+
+class Validating:
+    """The whole corpus validated case by case as replay reads each case: the files are read
+    and parsed once, and a case's documents are let go once it is graded."""
+
+    def __init__(self, run: ValidationRun, ids: Sequence[str]) -> None:
+        self._run = run
+        self._left = dict.fromkeys(ids)  # cases not validated yet, in order
+        found = [*run.problems, *run.config()]
+        for waiver in run.corpus.waiver_paths():
+            found.extend(run.waiver(waiver))
+        self._found = found
+        self._all: list[Finding] | None = None
+
+    def load(self, case_id: str) -> LoadedCase:
+        """Validate a case, then read it for replay from what validation parsed."""
+        checked = self._run.case(case_id, parse=True)
+        self._found.extend(checked.findings)
+        self._left.pop(case_id, None)
+        return load_case(self._run.corpus, case_id, checked.documents)
+
+    def findings(self) -> list[Finding] | None:
+        """Every finding, sorted, once every case was validated; None before."""
+        if self._left:
+            return None
+        if self._all is None:  # the whole-corpus rules need every file checked first
+            self._all = sort_findings([*self._found, *self._run.whole()])
+        return self._all
+
+    def finish(self) -> list[Finding]:
+        """Every finding; cases replay did not read are validated now."""
+        for case_id in list(self._left):
+            self._found.extend(self._run.case(case_id).findings)
+            self._left.pop(case_id)
+        found = self.findings()
+        assert found is not None
+        return found
+
+    def preface(self) -> list[str] | None:
+        """The text report's first lines: the findings, when all are known."""
+        found = self.findings()
+        if found is None:
+            return None
+        lines = [f.text() for f in found]
+        if found:
+            lines += [f"{len(found)} validation finding(s); see `corpus validate`", ""]
+        return lines

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import functools
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -18,7 +19,7 @@ from corpus_tool.grade import grade_checks
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay import results as report
 from corpus_tool.replay.cases import CaseResult, load_case
-from corpus_tool.replay.suite import RunOptions, run, select
+from corpus_tool.replay.suite import Load, RunOptions, run, select
 
 
 @dataclass(frozen=True)
@@ -44,28 +45,78 @@ def exit_code(results: Sequence[CaseResult]) -> int:
     return 1 if not results or any(r.counts_as_failure for r in results) else 0
 
 
+Preface = Callable[[], "list[str] | None"]
+"""Lines to show before the first verdict line, or None while they are not known yet."""
+
+
 def execute(
     corpus: Corpus,
     ids: Sequence[str],
     options: ReplayOptions,
     out: TextIO,
-    valid: Mapping[Path, Any] | None = None,
+    load: Load | None = None,
+    preface: Preface | None = None,
 ) -> list[CaseResult]:
     """Run the cases, printing a verdict line per case (and a progress bar on a terminal).
 
-    `valid`: case files already parsed and schema-checked in this run, not read again.
+    `load` reads a case (`corpus check` validates it on the way); `preface` gives the lines
+    that come first (`check`: the validation findings, known once every case was read):
+    verdict lines wait for it.
     """
+    keep = functools.partial(_kept, options)
     if options.output == "json":
-        return run(corpus, ids, options.run, grader=grade_checks, valid=valid)
+        return run(corpus, ids, options.run, grader=grade_checks, load=load, keep=keep)
     with _progress(out, len(ids)) as say:
-        return run(
+        lines = _Lines(say, preface)
+        results = run(
             corpus,
             ids,
             options.run,
-            lambda r: say(report.headline(r)),
+            lambda r: lines.verdict(report.headline(r)),
             grader=grade_checks,
-            valid=valid,
+            load=load,
+            keep=keep,
         )
+        lines.flush()
+    return results
+
+
+class _Lines:
+    """Verdict lines, held back until the preface is known and shown."""
+
+    def __init__(self, say: Say, preface: Preface | None) -> None:
+        self._say = say
+        self._preface = preface
+        self._held: list[str] = []
+
+    def verdict(self, line: str) -> None:
+        self._held.append(line)
+        if self._preface is not None:
+            shown = self._preface()
+            if shown is None:
+                return
+            self._preface = None
+            for text in shown:
+                self._say(text, False)
+        self.flush()
+
+    def flush(self) -> None:
+        if self._preface is not None:  # the end of the run: the preface is known now
+            for text in self._preface() or []:
+                self._say(text, False)
+            self._preface = None
+        for line in self._held:
+            self._say(line, True)
+        self._held.clear()
+
+
+def _kept(options: ReplayOptions, result: CaseResult) -> CaseResult:
+    """What the end of the run needs of a result: its replayed trajectory only when a document
+    shows it (results, json) or a diff of a failure does; memory stays flat otherwise."""
+    shown = options.results is not None or options.output == "json"
+    if shown or (options.diff and result.verdict == "failed") or result.trajectory is None:
+        return result
+    return replace(result, trajectory=None)
 
 
 def finish(
@@ -75,7 +126,6 @@ def finish(
     out: TextIO,
     command: str,
     extra: dict[str, Any] | None = None,
-    valid: Mapping[Path, Any] | None = None,
 ) -> None:
     """Details of failures (with --diff, recording against replay), the summary, the files."""
     doc = {**report.document(corpus, results, command), **(extra or {})}
@@ -91,7 +141,7 @@ def finish(
         if details and result.counts_as_failure:
             out.write(f"\n{result.case}:\n" + "".join(f"  {line}\n" for line in details))
             if options.diff and result.verdict == "failed":
-                lines = recording_diff(corpus, result, valid)
+                lines = recording_diff(corpus, result)
                 out.write("  diff (recording -> replay):\n")
                 out.write("".join(f"    {line}\n" for line in lines))
     counts = doc["summary"]
@@ -104,13 +154,11 @@ def finish(
         out.write("no case was replayed; a run without verdicts is not a pass\n")
 
 
-def recording_diff(
-    corpus: Corpus, result: CaseResult, valid: Mapping[Path, Any] | None
-) -> list[str]:
+def recording_diff(corpus: Corpus, result: CaseResult) -> list[str]:
     """`corpus diff` of the case's recording and its replay, as lines."""
     if result.trajectory is None:
         return ["(the case did not run)"]
-    trace = load_case(corpus, result.case, valid).trace
+    trace = load_case(corpus, result.case).trace
     recording = Trajectory(trace.events, trace.terminal)
     divergence = result.divergence.as_dict() if result.divergence else None
     run = replayed(result.trajectory, divergence, result.case)
@@ -118,11 +166,15 @@ def recording_diff(
     return pair_lines(found, structural(found), ("recording", "replay"))
 
 
+Say = Callable[[str, bool], None]
+"""Shows a line; True: a verdict line, which advances the progress bar."""
+
+
 @contextmanager
-def _progress(out: TextIO, total: int) -> Iterator[Callable[[str], None]]:
+def _progress(out: TextIO, total: int) -> Iterator[Say]:
     """A rich progress bar on a terminal; plain lines otherwise (CI logs, pipes)."""
     if not (hasattr(out, "isatty") and out.isatty()) or total < 2:
-        yield lambda line: print(line, file=out, flush=True)
+        yield lambda line, _: print(line, file=out, flush=True)
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -132,8 +184,9 @@ def _progress(out: TextIO, total: int) -> Iterator[Callable[[str], None]]:
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("cases", total=total)
 
-        def say(line: str) -> None:
+        def say(line: str, verdict: bool) -> None:
             progress.console.print(line, markup=False, highlight=False)
-            progress.advance(task)
+            if verdict:
+                progress.advance(task)
 
         yield say

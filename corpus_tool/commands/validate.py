@@ -13,7 +13,8 @@ from corpus_tool import validation
 from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS, Corpus, find_root, load_config, locate
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import REPORTERS, Finding, sort_findings
-from corpus_tool.redact.guard import open_guard
+from corpus_tool.findings_cache import FindingsCache, cache_dir
+from corpus_tool.validation_run import ValidationRun
 
 
 @dataclass
@@ -38,59 +39,65 @@ def validate(
     output: str,
     out: TextIO,
     environ: Mapping[str, str] | None = None,
+    cached: bool = True,
 ) -> int:
     """Check the files; 0 when clean, 1 when anything is wrong.
 
     `environ` (default: the process environment) may hold the redaction key, which the
-    redaction allow-list needs.
+    redaction allow-list needs. `cached`: reuse the findings of unchanged cases.
     """
     targets = _targets_for_paths(paths, cwd) if paths else [_whole(root, cwd)]
     show = shower(cwd)
     env = os.environ if environ is None else environ
+    caches = Caches(env, cached)
     found: list[Finding] = []
     for target in targets:
-        found.extend(_check(target, today, show, env))
+        run = ValidationRun(target.corpus, today, show, env, caches.get(target.corpus.root))
+        found.extend(_check(target, run))
+    caches.save()
     findings = sort_findings(found)
     REPORTERS[output](findings, out, sum(t.count() for t in targets))
     return 1 if findings else 0
 
 
-def corpus_findings(
-    corpus: Corpus,
-    today: date,
-    show: validation.Show,
-    environ: Mapping[str, str],
-    valid: validation.Valid | None = None,
-) -> list[Finding]:
-    """Every finding of a whole corpus, sorted (what `corpus check` reports first).
+class Caches:
+    """The findings caches of a run, one per cache file (corpora of one repository share one)."""
 
-    Case files found schema-valid are collected in `valid`, for replay to reuse.
-    """
-    return sort_findings(_check(_everything(corpus), today, show, environ, valid))
+    def __init__(self, environ: Mapping[str, str], enabled: bool = True) -> None:
+        self._environ = environ
+        self._enabled = enabled
+        self._open: dict[Path, FindingsCache] = {}
+
+    def get(self, root: Path) -> FindingsCache | None:
+        """The cache for the corpus at `root`; None when caching is off or has no place."""
+        where = cache_dir(root, self._environ) if self._enabled else None
+        if where is None:
+            return None
+        if where not in self._open:
+            self._open[where] = FindingsCache.load(where)
+        return self._open[where]
+
+    def save(self) -> None:
+        """Write back every cache that learned something."""
+        for cache in self._open.values():
+            cache.save()
 
 
-def _everything(corpus: Corpus) -> Targets:
+def everything(corpus: Corpus) -> Targets:
+    """Every file of a corpus."""
     return Targets(corpus, True, set(corpus.case_ids()), set(corpus.waiver_paths()), whole=True)
 
 
-def _check(
-    target: Targets,
-    today: date,
-    show: validation.Show,
-    environ: Mapping[str, str],
-    valid: validation.Valid | None = None,
-) -> list[Finding]:
-    corpus = target.corpus
-    guard = open_guard(corpus.root, corpus.config, corpus.waiver_paths(), environ, today, show)
-    found = list(guard.problems)
+def _check(target: Targets, run: ValidationRun) -> list[Finding]:
+    found = list(run.problems)
     if target.config:
-        found.extend(validation.check_config(corpus, show, guard.inspect))
+        found.extend(run.config())
     for case_id in sorted(target.cases):
-        found.extend(validation.check_case(corpus, case_id, show, guard.inspect, valid))
+        found.extend(run.case(case_id).findings)
     for waiver in sorted(target.waivers):
-        found.extend(validation.check_waiver(corpus, waiver, today, show, guard.inspect))
+        found.extend(run.waiver(waiver))
     if target.whole:  # an entry is stale only if no file of the whole corpus needs it
-        found.extend(guard.stale() + validation.check_layout(corpus, show))
+        found.extend(run.whole())
     return found
 
 
@@ -104,7 +111,7 @@ def _open(root: Path) -> Corpus:
 
 
 def _whole(root: Path | None, cwd: Path) -> Targets:
-    return _everything(_open(locate(root, cwd)))
+    return everything(_open(locate(root, cwd)))
 
 
 def _targets_for_paths(paths: Iterable[Path], cwd: Path) -> list[Targets]:

@@ -47,6 +47,11 @@ class AllowList:
                     waiver
                 )
         self._used: set[tuple[str, str]] = set()
+        self.matches = 0  # hits allowed so far (a file that needed the list is never cached)
+
+    def active(self) -> list[tuple[str, str]]:
+        """(detector, fingerprint) of every unexpired entry, sorted."""
+        return sorted(self._entries)
 
     def allows(self, hit: RawHit) -> Mapping[str, Any] | None:
         """The waiver that allows this hit, if one does."""
@@ -54,6 +59,7 @@ class AllowList:
         waiver = self._entries.get(entry)
         if waiver is not None:
             self._used.add(entry)
+            self.matches += 1
         return waiver
 
     def unused(self) -> list[Mapping[str, Any]]:

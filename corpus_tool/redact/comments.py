@@ -7,19 +7,29 @@ indicator, so what lies between tokens is whitespace and comments.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import yaml
+
+from corpus_tool.yaml_build import Span
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAYBE_COMMENT = re.compile(r"(?:^|[ \t])#", re.MULTILINE)
 
 
-def yaml_comments(text: str) -> list[tuple[int, str]]:
-    """(1-based line, comment text) of every comment; [] when the text does not scan as YAML."""
+def yaml_comments(text: str, spans: Sequence[Span] | None = None) -> list[tuple[int, str]]:
+    """(1-based line, comment text) of every comment; [] when the text does not scan as YAML.
+
+    `spans` (from the loader: where the scalars holding `#` are written) settle the common
+    case without scanning the YAML again: when every `#` that could start a comment lies
+    inside a scalar's text, there is no comment.
+    """
     if _MAYBE_COMMENT.search(text) is None:  # a comment starts a line or follows a blank
+        return []
+    if spans is not None and _all_in_text(text, spans):
         return []
     found: list[tuple[int, str]] = []
     pos = 0
@@ -33,6 +43,26 @@ def yaml_comments(text: str) -> list[tuple[int, str]]:
         return found
     found.extend(_comments_between(text, pos, len(text)))
     return found
+
+
+def _all_in_text(text: str, spans: Sequence[Span]) -> bool:
+    """Every candidate `#` lies in a scalar's text (a block scalar's header line is not text)."""
+    if text.startswith("\ufeff") or "\ufffd" in text:  # the loader counts from past a BOM
+        return False
+    starts, ends = [], []
+    for span in sorted(spans):
+        start = span.start
+        if span.block:
+            newline = text.find("\n", start, span.end)
+            start = span.end if newline == -1 else newline
+        starts.append(start)
+        ends.append(span.end)
+    for candidate in _MAYBE_COMMENT.finditer(text):
+        at = candidate.end() - 1
+        i = bisect.bisect_right(starts, at) - 1
+        if i < 0 or at >= ends[i]:
+            return False
+    return True
 
 
 def _comments_between(text: str, low: int, high: int) -> Iterator[tuple[int, str]]:

@@ -8,6 +8,7 @@ its keyed fingerprint. Messages never show the value itself: CI logs are as publ
 from __future__ import annotations
 
 import datetime
+import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -19,9 +20,12 @@ from corpus_tool.findings import Finding
 from corpus_tool.redact.allowlist import AllowList, fingerprint
 from corpus_tool.redact.comments import yaml_comments
 from corpus_tool.redact.keys import RedactionKey, key_env, load_key
-from corpus_tool.redact.scanner import RawHit, Walk
+from corpus_tool.redact.scanner import Memo, RawHit, Walk
+from corpus_tool.yaml_build import Span
 
 Show = Callable[[Path], str]
+MEMO_ENTRIES = 20_000
+"""Scanned strings remembered across files: enough for a conversation, bounded in memory."""
 FIX = "replace it by its pseudonym (`corpus add --force` rewrites a trace) or remove it"
 
 
@@ -34,6 +38,8 @@ class Scanned(Protocol):
     def raw(self) -> bytes: ...
     @property
     def data(self) -> Any: ...
+    @property
+    def spans(self) -> Sequence[Span] | None: ...
     def line(self, where: tuple[str | int, ...]) -> int | None: ...
 
 
@@ -45,17 +51,32 @@ class Guard:
         self._allow = allow
         self._setup = setup
         self.problems: list[Finding] = list(setup.problems)
+        self._memo = Memo()
 
     def inspect(self, doc: Scanned) -> list[Finding]:
         """Findings for every unredacted value in a parsed file and its comments."""
-        walk = Walk(None, self._setup.drop_keys)
+        if len(self._memo) > MEMO_ENTRIES:  # strings repeat within a file more than across
+            self._memo.clear()
+        walk = Walk(None, self._setup.drop_keys, memo=self._memo)
         walk.value(doc.data)
         found = [self._finding(doc.path, doc.line(h.path), h) for h in walk.hits]
-        for line, comment in yaml_comments(doc.raw.decode("utf-8", "replace")):
+        for line, comment in yaml_comments(doc.raw.decode("utf-8", "replace"), doc.spans):
             walk = Walk(None, self._setup.drop_keys)
             walk.string(comment, ("(comment)",))
             found.extend(self._finding(doc.path, line, h) for h in walk.hits)
         return [f for f in found if f is not None]
+
+    def context(self) -> str:
+        """What this guard's findings depend on besides the file: drop keys, the key variable,
+        the key's id, the allow-list (the findings cache keys entries with it)."""
+        key_id = self._key.key_id if self._key is not None else None
+        allowed = self._allow.active() if self._allow is not None else []
+        return json.dumps([sorted(self._setup.drop_keys), self._setup.env, key_id, allowed])
+
+    @property
+    def allowed(self) -> int:
+        """How many hits the allow-list has allowed so far."""
+        return self._allow.matches if self._allow is not None else 0
 
     def stale(self) -> list[Finding]:
         """Allow-list entries that matched nothing (meaningful after a whole-corpus scan)."""

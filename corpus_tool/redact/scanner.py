@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 from urllib.parse import quote, unquote_plus
 
@@ -41,16 +42,48 @@ class RawHit(NamedTuple):
     value: str
 
 
+Found = tuple[tuple[Path, str, str], ...]
+"""The hits of one string, each as (path below the string, detector, value)."""
+
+
+@dataclass
+class Memo:
+    """What scan-only walks with the same drop keys remember from string to string and file to
+    file: a trace re-sends the whole conversation in every model call, so most strings recur."""
+
+    found: dict[tuple[str, int], Found] = field(default_factory=dict)
+    """(text, JSON depth; -1 for a mapping key) -> the hits in it."""
+    secret: dict[str, bool] = field(default_factory=dict)
+    """Key name -> whether it names a secret (its value is dropped)."""
+
+    def __len__(self) -> int:
+        return len(self.found) + len(self.secret)
+
+    def clear(self) -> None:
+        self.found.clear()
+        self.secret.clear()
+
+
 class Walk:
-    """One walk over one value; `rewrite` None scans only, else it replaces each hit."""
+    """One walk over one value; `rewrite` None scans only, else it replaces each hit.
+
+    A scan-only walk given a `memo` scans each distinct string once: a trace re-sends the
+    whole conversation in every model call, so most of its strings are repeats.
+    """
 
     def __init__(
-        self, rewrite: Rewrite | None, drop_keys: Iterable[str] = (), matcher: Matcher | None = None
+        self,
+        rewrite: Rewrite | None,
+        drop_keys: Iterable[str] = (),
+        matcher: Matcher | None = None,
+        memo: Memo | None = None,
     ):
         self.rewrite = rewrite
         self.hits: list[RawHit] = []
         self._secret = secret_names(drop_keys)
-        self._secret_seen: dict[str, bool] = {}  # the same few key names recur in every event
+        self._memo = memo.found if memo is not None and rewrite is None else None
+        # the same few key names recur in every event
+        self._secret_seen: dict[str, bool] = memo.secret if memo is not None else {}
         self._matcher = matcher or default_matcher()
 
     def value(self, value: Any, path: Path = (), depth: int = 0) -> Any:
@@ -69,6 +102,20 @@ class Walk:
         """A string leaf: JSON inside, URLs with queries, then plain text."""
         if len(text) < MIN_LENGTH:
             return text
+        if self._memo is None:
+            return self._string(text, path, depth)
+        known = self._memo.get((text, depth))
+        if known is None:
+            before = len(self.hits)
+            self._string(text, path, depth)
+            cut = len(path)
+            known = tuple((h.path[cut:], h.detector, h.value) for h in self.hits[before:])
+            self._memo[(text, depth)] = known
+        elif known:
+            self.hits.extend(RawHit((*path, *below), name, raw) for below, name, raw in known)
+        return text
+
+    def _string(self, text: str, path: Path, depth: int) -> str:
         if depth < MAX_DEPTH and text.lstrip()[:1] in ("{", "["):
             done = self._json(text, path, depth)
             if done is not None:
@@ -79,6 +126,8 @@ class Walk:
 
     def plain(self, text: str, path: Path) -> str:
         """Text scanned with the combined matcher alone."""
+        if len(text) < MIN_LENGTH:
+            return text
         out: list[str] = []
         pos = 0
         for hit in self._matcher.find(text):
@@ -96,9 +145,22 @@ class Walk:
             if isinstance(key, str) and self._is_secret(key):
                 out[key] = self._drop(item, where)
                 continue
-            new_key = self.plain(key, where) if isinstance(key, str) else key
+            new_key = self._key(key, where) if isinstance(key, str) else key
             out[new_key] = self.value(item, where, depth)
         return out
+
+    def _key(self, key: str, where: Path) -> str:
+        if self._memo is None:
+            return self.plain(key, where)
+        known = self._memo.get((key, -1))  # -1: a key, scanned as plain text only
+        if known is None:
+            before = len(self.hits)
+            self.plain(key, where)
+            known = tuple((h.path[len(where) :], h.detector, h.value) for h in self.hits[before:])
+            self._memo[(key, -1)] = known
+        elif known:
+            self.hits.extend(RawHit((*where, *below), name, raw) for below, name, raw in known)
+        return key
 
     def _is_secret(self, name: str) -> bool:
         known = self._secret_seen.get(name)

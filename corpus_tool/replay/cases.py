@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from corpus_tool import files, schema
@@ -68,19 +67,22 @@ class LoadedCase:
     expected: Expected
 
 
-def load_case(corpus: Corpus, case_id: str, valid: Mapping[Path, Any] | None = None) -> LoadedCase:
+def load_case(
+    corpus: Corpus, case_id: str, documents: Mapping[str, Any] | None = None
+) -> LoadedCase:
     """Read trace.yaml and expected.yaml; a bad file is an InputError naming it.
 
-    Files in `valid` (parsed and schema-checked by validation in this run) are not read again.
+    `documents` (by kind: `trace`, `expected`) were parsed and schema-checked by validation in
+    this run, and are not read again.
     """
     docs: dict[str, Any] = {}
     for kind in ("trace", "expected"):
-        path = corpus.case_dir(case_id) / f"{kind}.yaml"
-        if valid is not None and path in valid:
-            docs[kind] = valid[path]
+        if documents is not None and kind in documents:
+            docs[kind] = documents[kind]
             continue
-        data = files.parse_yaml(files.read_bytes(path, within=corpus.root), path)
-        if not isinstance(data, dict) or schema.errors(kind, data):
+        path = corpus.case_dir(case_id) / f"{kind}.yaml"
+        data, spans = files.parse_yaml_spans(files.read_bytes(path, within=corpus.root), path)
+        if not isinstance(data, dict) or schema.errors(kind, data, plain=spans is not None):
             raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
         docs[kind] = data
     return LoadedCase(case_id, Trace.from_doc(docs["trace"]), Expected.from_doc(docs["expected"]))

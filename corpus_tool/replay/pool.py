@@ -4,7 +4,9 @@ A `Pool` runs jobs (one case, `runs` times) on up to `size` worker processes. Ea
 imports the agent once and replays many cases; all runs of a job go to one worker. A worker
 holds its current run and, when every worker has work, one queued run, so it never waits
 while the parent grades. One thread does it all: a selector waits for whichever worker answers
-first, or for the earliest deadline.
+first, or for the earliest deadline. Jobs are taken from their iterable only as workers can
+use them (at most two ahead per worker), so a caller that reads and checks each case as its
+job is taken works while the workers replay, and memory holds only the jobs in flight.
 
 A worker that misbehaves never takes the run down with it: every way it can fail (past the
 time limit, exited, killed, an unreadable reply, a fault it reports itself) ends the job it was
@@ -18,7 +20,7 @@ import contextlib
 import selectors
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,7 +82,9 @@ class Pool:
         self._slots = [_Slot() for _ in range(max(1, size))]
         self._ever_ready = False
         self.isolation = ""
-        self._jobs: Sequence[Job] = ()
+        self._jobs: dict[int, Job] = {}  # taken and not finished, by their place in the iterable
+        self._source: Iterator[Job] = iter(())
+        self._taken = 0
         self._todo: deque[int] = deque()
         self._progress: dict[int, _Progress] = {}
         self._tickets = 0  # run numbers: each reply must carry the one of the run it answers
@@ -96,15 +100,16 @@ class Pool:
         for slot in self._slots:
             self._retire(slot)
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[tuple[int, Outcome]]:
+    def run(self, jobs: Iterable[Job]) -> Iterator[tuple[int, Outcome]]:
         """Run every job; yields (index, outcome) as each finishes (StartError: no import)."""
-        self._jobs, self._todo, self._progress = jobs, deque(range(len(jobs))), {}
+        self._jobs, self._source, self._taken = {}, iter(jobs), 0
+        self._todo, self._progress = deque(), {}
         selector = selectors.DefaultSelector()
         for slot in self._slots:  # workers kept from an earlier run (the pytest plugin's)
             if slot.worker is not None:
                 selector.register(slot.worker.replies, selectors.EVENT_READ, slot)
         try:
-            while self._todo or any(s.busy or s.runs for s in self._slots):
+            while self._take() or any(s.busy or s.runs for s in self._slots):
                 yield from self._feed(selector)
                 yield from self._wait(selector)
         finally:
@@ -114,6 +119,17 @@ class Pool:
                     self._retire(slot)
 
     # -- feeding --------------------------------------------------------------------------
+
+    def _take(self) -> bool:
+        """Take jobs from the iterable until two per worker wait; False when none waits."""
+        while len(self._todo) < 2 * len(self._slots):
+            job = next(self._source, None)
+            if job is None:
+                break
+            self._jobs[self._taken] = job
+            self._todo.append(self._taken)
+            self._taken += 1
+        return bool(self._todo)
 
     def _feed(self, selector: selectors.BaseSelector) -> Iterator[tuple[int, Outcome]]:
         takers = sum(1 for s in self._slots if s.worker is not None and not s.sent and not s.runs)
@@ -293,6 +309,7 @@ class Pool:
 
     def _outcome(self, index: int, fault: Fault | None, output: str) -> Outcome:
         progress = self._progress.pop(index)
+        self._jobs.pop(index, None)
         began = progress.began if progress.began is not None else time.monotonic()
         duration = round((time.monotonic() - began) * 1000, 1)
         said = "".join(str(r.get("output") or "") for r in progress.replies) + output

@@ -1,12 +1,15 @@
 """Running a selection of a corpus's cases in replay workers: the one place verdicts come from.
 
-Every case file is read (or taken from validation) before any agent code runs, and each case
-is graded here, from the files as read then: nothing a worker does can change what is graded.
+Each case is graded here, from its files as they were before any agent code ran (a file
+changed since is an error for its case): nothing a worker does can change what is graded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import functools
+import itertools
+import os
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +58,10 @@ def select(corpus: Corpus, options: RunOptions) -> list[str]:
     return sorted(set(options.cases))
 
 
+Load = Callable[[str], LoadedCase]
+"""Reads a case by id (a CorpusError when its files cannot be used)."""
+
+
 def run(
     corpus: Corpus,
     ids: Sequence[str],
@@ -62,16 +69,19 @@ def run(
     report: Callable[[CaseResult], None] = lambda result: None,
     *,
     grader: GradeRun,
-    valid: Mapping[Path, Any] | None = None,
+    load: Load | None = None,
+    keep: Callable[[CaseResult], CaseResult] = lambda result: result,
 ) -> list[CaseResult]:
     """Replay and grade each case; `report` sees each result as it comes, in id order.
 
-    `valid` holds case files this run already parsed and schema-checked (`corpus check`).
+    `load` reads a case (default: `load_case`; `corpus check` validates it on the way);
+    `keep` is what of each result the returned list holds (a long run drops what it will not
+    show, such as the trajectories of passing cases).
     """
     results: list[CaseResult] = []
-    for result in run_cases(corpus, ids, options, grader=grader, valid=valid):
-        results.append(result)
+    for result in run_cases(corpus, ids, options, grader=grader, load=load):
         report(result)
+        results.append(keep(result))
     return results
 
 
@@ -81,33 +91,45 @@ def run_cases(
     options: RunOptions,
     *,
     grader: GradeRun,
-    valid: Mapping[Path, Any] | None = None,
+    load: Load | None = None,
     pool: Pool | None = None,
 ) -> Iterator[CaseResult]:
     """Each case's verdict, in the order of `ids` whatever order the workers finish in.
 
+    A case is read as a worker can take it, so reading (and, for `check`, validating) one
+    case overlaps the replay of those before it, and memory holds only the cases in flight.
+    Yet what a case file held before any agent ran is what is graded: every file is looked at
+    first (`Snapshot`), and one changed since is an error for its case.
+
     `pool` (the pytest plugin's, kept across items) is used and left running; without it the
     run starts its own, `options.workers` wide, only once a case needs an agent.
     """
-    entries = list(_load_all(corpus, ids, options, valid))  # all read before any agent runs
-    specs = {
-        i: case_spec(corpus, e, options.mode)
-        for i, e in enumerate(entries)
-        if isinstance(e, LoadedCase)
-    }
-    order = _InOrder(entries)
+    snapshot = Snapshot.take(corpus, ids)
+    order = _InOrder()
+    flight: dict[int, tuple[int, LoadedCase, CaseSpec]] = {}  # job -> (place, case, spec)
+
+    def jobs() -> Iterator[Job]:
+        reader = load or functools.partial(load_case, corpus)
+        numbers = itertools.count()  # the pool numbers jobs in the order it takes them
+        for entry in _entries(corpus, ids, options, reader, snapshot):
+            if isinstance(entry, CaseResult):
+                order.add(entry)
+                continue
+            spec = case_spec(corpus, entry, options.mode)
+            flight[next(numbers)] = (order.add(None), entry, spec)
+            yield Job(wire.encode_case(spec), options.repeat)
+
+    queue = jobs()
+    first = next(queue, None)
     yield from order.take()
-    if not specs:
+    if first is None:
         return
-    jobs = [Job(wire.encode_case(spec), options.repeat) for spec in specs.values()]
-    indices = list(specs)
     with _workers(corpus, options, pool) as workers:
-        for job_index, outcome in _started(workers.run(jobs)):
-            index = indices[job_index]
-            loaded = entries[index]
-            assert isinstance(loaded, LoadedCase)
-            order.done(index, _verdict(corpus, loaded, specs[index], outcome, grader))
+        for job, outcome in _started(workers.run(itertools.chain([first], queue))):
+            place, loaded, spec = flight.pop(job)
+            order.done(place, _verdict(corpus, loaded, spec, outcome, grader))
             yield from order.take()
+    yield from order.take()
 
 
 def _verdict(
@@ -152,32 +174,37 @@ def _workers(corpus: Corpus, options: RunOptions, pool: Pool | None) -> Iterator
 
 
 class _InOrder:
-    """Releases results in the order of the entries, as soon as every earlier one is known."""
+    """Releases results in the order cases were read, as soon as every earlier one is known."""
 
-    def __init__(self, entries: Sequence[LoadedCase | CaseResult]) -> None:
-        self._entries = entries
+    def __init__(self) -> None:
         self._done: dict[int, CaseResult] = {}
+        self._places = 0
         self._next = 0
 
-    def done(self, index: int, result: CaseResult) -> None:
-        self._done[index] = result
+    def add(self, result: CaseResult | None) -> int:
+        """A place for the next case: its result now, or later through done()."""
+        place = self._places
+        self._places += 1
+        if result is not None:
+            self._done[place] = result
+        return place
+
+    def done(self, place: int, result: CaseResult) -> None:
+        self._done[place] = result
 
     def take(self) -> Iterator[CaseResult]:
-        while self._next < len(self._entries):
-            entry = self._entries[self._next]
-            result = entry if isinstance(entry, CaseResult) else self._done.pop(self._next, None)
-            if result is None:
-                return
+        while self._next in self._done:
+            yield self._done.pop(self._next)
             self._next += 1
-            yield result
 
 
-def _load_all(
-    corpus: Corpus, ids: Sequence[str], options: RunOptions, valid: Mapping[Path, Any] | None
+def _entries(
+    corpus: Corpus, ids: Sequence[str], options: RunOptions, load: Load, snapshot: Snapshot
 ) -> Iterator[LoadedCase | CaseResult]:
     for case_id in ids:
         try:
-            loaded = load_case(corpus, case_id, valid)
+            loaded = load(case_id)
+            snapshot.check(case_id)
         except CorpusError as err:  # a broken file, or a stray directory whose name is no id
             yield broken(case_id, str(err))
             continue
@@ -185,3 +212,38 @@ def _load_all(
             continue
         reason = skip_reason(loaded.expected)
         yield skipped(loaded, reason) if reason else loaded
+
+
+Stat = tuple[int, int, int, int] | None
+
+
+class Snapshot:
+    """How each case file looked before any agent ran: inode, size, change and modification
+    times (the change time no program can set back). A case read later is checked against it."""
+
+    def __init__(self, corpus: Corpus, seen: dict[tuple[str, str], Stat]) -> None:
+        self._corpus = corpus
+        self._seen = seen
+
+    @classmethod
+    def take(cls, corpus: Corpus, ids: Sequence[str]) -> Snapshot:
+        seen = {(c, name): _stat(corpus.cases_dir / c / name) for c in ids for name in CASE_FILES}
+        return cls(corpus, seen)
+
+    def check(self, case_id: str) -> None:
+        """Raise InputError when a file of the case changed since the snapshot."""
+        for name in CASE_FILES:
+            path = self._corpus.cases_dir / case_id / name
+            if _stat(path) != self._seen.get((case_id, name)):
+                raise InputError("changed while this run was going on; run it again", path)
+
+
+CASE_FILES = ("trace.yaml", "expected.yaml")
+
+
+def _stat(path: Path) -> Stat:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (info.st_ino, info.st_size, info.st_ctime_ns, info.st_mtime_ns)

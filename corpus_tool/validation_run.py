@@ -1,0 +1,151 @@
+"""One validation run over one corpus: its redaction guard, its findings cache, file by file.
+
+`corpus validate` asks it for the files it was given; `corpus check` asks it case by case as
+replay reaches each case, and takes the parsed documents along, so a file is read and parsed
+once in a run. A case whose bytes (and the run's context) are in the findings cache costs a
+read and a lookup; the rules that span the corpus (waivers, layout, stale allow-list entries)
+run every time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from corpus_tool import files, validation
+from corpus_tool.corpus import Corpus
+from corpus_tool.errors import InputError
+from corpus_tool.findings import Finding
+from corpus_tool.findings_cache import Entry, FindingsCache, case_key, context_key
+from corpus_tool.redact.guard import open_guard
+
+KINDS = ("trace", "expected")
+
+
+@dataclass(frozen=True)
+class CheckedCase:
+    """A case as validation left it: its findings, and (when asked) its schema-valid files
+    parsed, by kind (`trace`, `expected`)."""
+
+    findings: list[Finding]
+    documents: dict[str, Any] = field(default_factory=dict)
+
+
+class ValidationRun:
+    """The checks of one corpus in one run; `cache` None validates every file afresh."""
+
+    def __init__(
+        self,
+        corpus: Corpus,
+        today: date,
+        show: validation.Show,
+        environ: Mapping[str, str],
+        cache: FindingsCache | None = None,
+    ) -> None:
+        self.corpus, self.today, self.show = corpus, today, show
+        self.guard = open_guard(
+            corpus.root, corpus.config, corpus.waiver_paths(), environ, today, show
+        )
+        self.problems = list(self.guard.problems)
+        self._cache = cache
+        self._context = context_key(_bytes_or_empty(corpus.config_path), self.guard.context())
+
+    def config(self) -> list[Finding]:
+        """corpus.yaml: parse and schema (never cached: one file, read anyway)."""
+        return validation.check_config(self.corpus, self.show, self.guard.inspect)
+
+    def waiver(self, path: Path) -> list[Finding]:
+        """A waiver: form, case, expiry (never cached: it depends on the day)."""
+        return validation.check_waiver(self.corpus, path, self.today, self.show, self.guard.inspect)
+
+    def whole(self) -> list[Finding]:
+        """Rules over the whole corpus, meaningful once every file was checked in this run."""
+        return self.guard.stale() + validation.check_layout(self.corpus, self.show)
+
+    def case(self, case_id: str, parse: bool = False) -> CheckedCase:
+        """The findings of a case; with `parse`, its schema-valid files parsed too."""
+        raws = _read_case(self.corpus, case_id)
+        if raws is None or self._cache is None:  # unreadable or missing files: never cached
+            return self._fresh(case_id, raws)
+        key = case_key(self._context, case_id, [raws[k] for k in KINDS])
+        entry = self._cache.get(key)
+        if entry is None:
+            allowed = self.guard.allowed
+            checked, entry = self._fresh_entry(case_id, raws)
+            # A case that needed the allow-list is checked every time, so that the stale-entry
+            # rule (which needs every use of every entry) sees it.
+            if self.guard.allowed == allowed:
+                self._cache.put(key, entry)
+            return checked
+        documents = {}
+        if parse:
+            for kind in entry.valid:
+                path = self._path(case_id, kind)
+                documents[kind] = files.parse_yaml(raws[kind], path)
+        return CheckedCase(self._shown(entry.findings), documents)
+
+    def _fresh(self, case_id: str, raws: dict[str, bytes] | None) -> CheckedCase:
+        valid: validation.Valid = {}
+        read = None if raws is None else self._reader(case_id, raws)
+        found = validation.check_case(
+            self.corpus, case_id, self.show, self.guard.inspect, valid, read
+        )
+        return CheckedCase(
+            found, {kind: valid[self._path(case_id, kind)] for kind in _kinds(valid)}
+        )
+
+    def _fresh_entry(self, case_id: str, raws: dict[str, bytes]) -> tuple[CheckedCase, Entry]:
+        valid: validation.Valid = {}
+        root = self.corpus.root
+        found = validation.check_case(
+            self.corpus,
+            case_id,
+            lambda p: os.path.relpath(p, root),  # stored relative to the corpus, shown later
+            self.guard.inspect,
+            valid,
+            self._reader(case_id, raws),
+        )
+        kinds = tuple(_kinds(valid))
+        entry = Entry(tuple(found), kinds)
+        documents = {kind: valid[self._path(case_id, kind)] for kind in kinds}
+        return CheckedCase(self._shown(entry.findings), documents), entry
+
+    def _reader(self, case_id: str, raws: dict[str, bytes]) -> validation.Read:
+        by_path = {self._path(case_id, kind): raws[kind] for kind in KINDS}
+        return by_path.__getitem__
+
+    def _path(self, case_id: str, kind: str) -> Path:
+        return self.corpus.cases_dir / case_id / f"{kind}.yaml"
+
+    def _shown(self, findings: tuple[Finding, ...]) -> list[Finding]:
+        root = self.corpus.root
+        return [replace(f, path=self.show(root / f.path)) for f in findings]
+
+
+def _kinds(valid: validation.Valid) -> list[str]:
+    """The kinds of the files in `valid` (a case's, so at most one of each)."""
+    return [kind for kind in KINDS if any(p.name == f"{kind}.yaml" for p in valid)]
+
+
+def _read_case(corpus: Corpus, case_id: str) -> dict[str, bytes] | None:
+    """Both files of a case, read as validation reads them; None when one cannot be."""
+    raws = {}
+    for kind in KINDS:
+        try:
+            raws[kind] = files.read_bytes(
+                corpus.cases_dir / case_id / f"{kind}.yaml", within=corpus.root
+            )
+        except InputError:
+            return None
+    return raws
+
+
+def _bytes_or_empty(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
