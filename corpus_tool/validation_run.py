@@ -28,10 +28,11 @@ KINDS = ("trace", "expected")
 
 @dataclass(frozen=True)
 class CheckedCase:
-    """A case as validation left it: its findings, and (when asked) its schema-valid files
-    parsed, by kind (`trace`, `expected`)."""
+    """A case as validation left it: its findings, the bytes of its files that fit their schema
+    and, where this run parsed them, their documents (by kind: `trace`, `expected`)."""
 
     findings: list[Finding]
+    valid: dict[str, bytes] = field(default_factory=dict)
     documents: dict[str, Any] = field(default_factory=dict)
 
 
@@ -66,8 +67,8 @@ class ValidationRun:
         """Rules over the whole corpus, meaningful once every file was checked in this run."""
         return self.guard.stale() + validation.check_layout(self.corpus, self.show)
 
-    def case(self, case_id: str, parse: bool = False) -> CheckedCase:
-        """The findings of a case; with `parse`, its schema-valid files parsed too."""
+    def case(self, case_id: str) -> CheckedCase:
+        """The findings of a case, and what of it is sound."""
         raws = _read_case(self.corpus, case_id)
         if raws is None or self._cache is None:  # unreadable or missing files: never cached
             return self._fresh(case_id, raws)
@@ -81,12 +82,8 @@ class ValidationRun:
             if self.guard.allowed == allowed:
                 self._cache.put(key, entry)
             return checked
-        documents = {}
-        if parse:
-            for kind in entry.valid:
-                path = self._path(case_id, kind)
-                documents[kind] = files.parse_yaml(raws[kind], path)
-        return CheckedCase(self._shown(entry.findings), documents)
+        valid = {kind: raws[kind] for kind in entry.valid}
+        return CheckedCase(self._shown(entry.findings), valid)
 
     def _fresh(self, case_id: str, raws: dict[str, bytes] | None) -> CheckedCase:
         valid: validation.Valid = {}
@@ -94,9 +91,9 @@ class ValidationRun:
         found = validation.check_case(
             self.corpus, case_id, self.show, self.guard.inspect, valid, read
         )
-        return CheckedCase(
-            found, {kind: valid[self._path(case_id, kind)] for kind in _kinds(valid)}
-        )
+        kinds = _kinds(valid)
+        documents = {kind: valid[self._path(case_id, kind)] for kind in kinds}
+        return CheckedCase(found, {k: raws[k] for k in kinds} if raws else {}, documents)
 
     def _fresh_entry(self, case_id: str, raws: dict[str, bytes]) -> tuple[CheckedCase, Entry]:
         valid: validation.Valid = {}
@@ -112,7 +109,8 @@ class ValidationRun:
         kinds = tuple(_kinds(valid))
         entry = Entry(tuple(found), kinds)
         documents = {kind: valid[self._path(case_id, kind)] for kind in kinds}
-        return CheckedCase(self._shown(entry.findings), documents), entry
+        valid_raws = {kind: raws[kind] for kind in kinds}
+        return CheckedCase(self._shown(entry.findings), valid_raws, documents), entry
 
     def _reader(self, case_id: str, raws: dict[str, bytes]) -> validation.Read:
         by_path = {self._path(case_id, kind): raws[kind] for kind in KINDS}

@@ -61,10 +61,10 @@ class Validating:
 
     def load(self, case_id: str) -> LoadedCase:
         """Validate a case, then read it for replay from what validation parsed."""
-        checked = self._run.case(case_id, parse=True)
+        checked = self._run.case(case_id)
         self._found.extend(checked.findings)
         self._left.pop(case_id, None)
-        return load_case(self._run.corpus, case_id, checked.documents)
+        return load_case(self._run.corpus, case_id, checked.valid, checked.documents)
 
     def findings(self) -> list[Finding] | None:
         """Every finding, sorted, once every case was validated; None before."""

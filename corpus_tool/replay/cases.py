@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from corpus_tool import files, schema
@@ -14,8 +16,9 @@ from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, CheckR
 from corpus_tool.model.expected import Expect, Expected
 from corpus_tool.model.trace import Trace, Trajectory
 from corpus_tool.replay.divergence import Divergence
-from corpus_tool.replay.engine import CaseSpec, Replay
+from corpus_tool.replay.engine import Replay
 from corpus_tool.replay.matching import ignored_fields
+from corpus_tool.replay.wire import CaseRequest
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
 
@@ -60,32 +63,52 @@ class CaseResult:
 
 @dataclass(frozen=True)
 class LoadedCase:
-    """A case's two files, parsed and schema-checked."""
+    """A case read for replay: expected.yaml parsed, trace.yaml as the bytes found sound.
+
+    Replay parses the trace where it replays it (in the worker); `trace` parses it here for
+    whoever needs it in this process (`corpus minimize`, `check --diff`).
+    """
 
     case_id: str
-    trace: Trace
     expected: Expected
+    trace_raw: bytes
+    trace_path: Path
+
+    @functools.cached_property
+    def trace(self) -> Trace:
+        """The trace, parsed."""
+        return Trace.from_doc(files.parse_yaml(self.trace_raw, self.trace_path))
 
 
 def load_case(
-    corpus: Corpus, case_id: str, documents: Mapping[str, Any] | None = None
+    corpus: Corpus,
+    case_id: str,
+    valid: Mapping[str, bytes] | None = None,
+    parsed: Mapping[str, Any] | None = None,
 ) -> LoadedCase:
     """Read trace.yaml and expected.yaml; a bad file is an InputError naming it.
 
-    `documents` (by kind: `trace`, `expected`) were parsed and schema-checked by validation in
-    this run, and are not read again.
+    `valid` holds the bytes of files (by kind: `trace`, `expected`) validation found
+    schema-valid in this run, `parsed` those it parsed: neither is read or checked again.
     """
-    docs: dict[str, Any] = {}
+    known = valid or {}
+    raws: dict[str, bytes] = {}
+    docs: dict[str, Any] = dict(parsed or {})
     for kind in ("trace", "expected"):
-        if documents is not None and kind in documents:
-            docs[kind] = documents[kind]
-            continue
         path = corpus.case_dir(case_id) / f"{kind}.yaml"
-        data, spans = files.parse_yaml_spans(files.read_bytes(path, within=corpus.root), path)
+        if kind in known:
+            raws[kind] = known[kind]
+            continue
+        raws[kind] = files.read_bytes(path, within=corpus.root)
+        data, spans = files.parse_yaml_spans(raws[kind], path)
         if not isinstance(data, dict) or schema.errors(kind, data, plain=spans is not None):
             raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
         docs[kind] = data
-    return LoadedCase(case_id, Trace.from_doc(docs["trace"]), Expected.from_doc(docs["expected"]))
+    expected_path = corpus.cases_dir / case_id / "expected.yaml"
+    if "expected" not in docs:
+        docs["expected"] = files.parse_yaml(raws["expected"], expected_path)
+    trace_path = corpus.cases_dir / case_id / "trace.yaml"
+    return LoadedCase(case_id, Expected.from_doc(docs["expected"]), raws["trace"], trace_path)
 
 
 def mode_of(corpus: Corpus, expected: Expected, override: str | None) -> str:
@@ -102,11 +125,11 @@ def skip_reason(expected: Expected) -> str | None:
     return None
 
 
-def case_spec(corpus: Corpus, loaded: LoadedCase, mode: str | None) -> CaseSpec:
+def case_request(corpus: Corpus, loaded: LoadedCase, mode: str | None) -> CaseRequest:
     """What a worker needs to replay the case: its files, the mode, the ignored fields."""
     chosen = mode_of(corpus, loaded.expected, mode)
     ignored = ignored_fields(corpus.setting("replay", "ignore_request_fields"))
-    return CaseSpec(loaded.trace, loaded.expected, chosen, ignored)
+    return CaseRequest(loaded.trace_raw, loaded.trace_path, loaded.expected, chosen, ignored)
 
 
 @dataclass(frozen=True)
@@ -121,10 +144,10 @@ class Ran:
 
 
 def judge_case(
-    corpus: Corpus, loaded: LoadedCase, spec: CaseSpec, ran: Ran, *, grader: GradeRun
+    corpus: Corpus, loaded: LoadedCase, mode: str, ran: Ran, *, grader: GradeRun
 ) -> CaseResult:
     """The verdict on a replayed case, graded here from the parent's own expected.yaml."""
-    base = _base(loaded, spec.mode)
+    base = _base(loaded, mode)
     if ran.error is not None or not ran.runs:
         return CaseResult(
             **base,

@@ -24,13 +24,12 @@ from corpus_tool.replay.cases import (
     LoadedCase,
     Ran,
     broken,
-    case_spec,
+    case_request,
     judge_case,
     load_case,
     skip_reason,
     skipped,
 )
-from corpus_tool.replay.engine import CaseSpec
 from corpus_tool.replay.launch import launch_for
 from corpus_tool.replay.pool import Job, Outcome, Pool, StartError
 
@@ -106,7 +105,7 @@ def run_cases(
     """
     snapshot = Snapshot.take(corpus, ids)
     order = _InOrder()
-    flight: dict[int, tuple[int, LoadedCase, CaseSpec]] = {}  # job -> (place, case, spec)
+    flight: dict[int, tuple[int, LoadedCase, str]] = {}  # job -> (place, case, mode)
 
     def jobs() -> Iterator[Job]:
         reader = load or functools.partial(load_case, corpus)
@@ -115,9 +114,9 @@ def run_cases(
             if isinstance(entry, CaseResult):
                 order.add(entry)
                 continue
-            spec = case_spec(corpus, entry, options.mode)
-            flight[next(numbers)] = (order.add(None), entry, spec)
-            yield Job(wire.encode_case(spec), options.repeat)
+            request = case_request(corpus, entry, options.mode)
+            flight[next(numbers)] = (order.add(None), entry, request.mode)
+            yield Job(wire.encode_case(request), options.repeat)
 
     queue = jobs()
     first = next(queue, None)
@@ -126,16 +125,10 @@ def run_cases(
         return
     with _workers(corpus, options, pool) as workers:
         for job, outcome in _started(workers.run(itertools.chain([first], queue))):
-            place, loaded, spec = flight.pop(job)
-            order.done(place, _verdict(corpus, loaded, spec, outcome, grader))
+            place, loaded, mode = flight.pop(job)
+            order.done(place, judge_case(corpus, loaded, mode, ran_of(outcome), grader=grader))
             yield from order.take()
     yield from order.take()
-
-
-def _verdict(
-    corpus: Corpus, loaded: LoadedCase, spec: CaseSpec, outcome: Outcome, grader: GradeRun
-) -> CaseResult:
-    return judge_case(corpus, loaded, spec, ran_of(outcome), grader=grader)
 
 
 def ran_of(outcome: Outcome) -> Ran:

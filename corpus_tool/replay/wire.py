@@ -4,8 +4,9 @@ Each message is one frame: an 8-byte length, then the payload. The two direction
 purpose:
 
 - parent -> worker (the worker's setup, then one case per run) is a pickle: the parent trusts
-  itself, and a pickle hands the worker exactly the values the parent parsed (dates in a YAML
-  tool result stay dates), so a replay in a worker sees what an in-process replay would;
+  itself; the trace travels as the bytes the parent validated, parsed in the worker by the
+  same loader (dates in a YAML tool result stay dates), so a replay in a worker sees what an
+  in-process replay would, and the parent never parses a trace only to send it;
 - worker -> parent is JSON, decoded with limits and checked field by field: the worker runs
   agent code, so what it sends is untrusted input, never unpickled, and a reply that does not
   fit is an error value for its case, not a crash of the run. Values that JSON cannot carry
@@ -23,11 +24,12 @@ import pickle
 import select
 import struct
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from corpus_tool import files
 from corpus_tool.model.diff import FieldDiff
 from corpus_tool.model.events import (
     EVENT_TYPES,
@@ -36,7 +38,8 @@ from corpus_tool.model.events import (
     ToolCallEvent,
     event_from_doc,
 )
-from corpus_tool.model.trace import Terminal
+from corpus_tool.model.expected import Expected
+from corpus_tool.model.trace import Terminal, Trace
 from corpus_tool.model.values import ABSENT
 from corpus_tool.replay.divergence import KINDS, Divergence
 from corpus_tool.replay.engine import STATUSES, CaseSpec, Replay
@@ -124,9 +127,27 @@ def decode_setup(payload: bytes) -> WorkerSetup:
     return setup
 
 
-def encode_case(spec: CaseSpec) -> bytes:
-    """One case for one run, as the parent parsed it."""
-    return pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL)
+@dataclass(frozen=True)
+class CaseRequest:
+    """One case as the parent sends it: the trace as the bytes it validated (the worker parses
+    them with the same loader, so it sees the values the parent would), the expectations as
+    the parent parsed them, the mode and the ignored request fields."""
+
+    trace: bytes
+    trace_path: Path
+    expected: Expected
+    mode: str
+    ignored: Sequence[str] = ()
+
+    def spec(self) -> CaseSpec:
+        """In the worker: the case to replay (a CorpusError if the trace does not parse)."""
+        doc = files.parse_yaml(self.trace, self.trace_path)
+        return CaseSpec(Trace.from_doc(doc), self.expected, self.mode, self.ignored)
+
+
+def encode_case(request: CaseRequest) -> bytes:
+    """One case for one run."""
+    return pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def run_request(run: int, case: bytes) -> bytes:
@@ -134,12 +155,12 @@ def run_request(run: int, case: bytes) -> bytes:
     return HEADER.pack(run) + case
 
 
-def decode_run(payload: bytes) -> tuple[int, CaseSpec]:
+def decode_run(payload: bytes) -> tuple[int, CaseRequest]:
     """In the worker: the run number and the case to replay (trusted: from the parent)."""
-    spec = pickle.loads(payload[HEADER.size :])
-    if not isinstance(spec, CaseSpec):
+    request = pickle.loads(payload[HEADER.size :])
+    if not isinstance(request, CaseRequest):
         raise WireError("the message is not a case")
-    return HEADER.unpack(payload[: HEADER.size])[0], spec
+    return HEADER.unpack(payload[: HEADER.size])[0], request
 
 
 # -- worker -> parent ----------------------------------------------------------------------

@@ -169,9 +169,14 @@ def serve(channel: Channel, run: Callable[[CaseSpec], dict[str, Any]]) -> None:
     """Answer each case the parent sends; exit when it closes the pipe."""
     while True:
         try:
-            number, spec = wire.decode_run(channel.receive())
+            number, request = wire.decode_run(channel.receive())
         except wire.Closed:
             os._exit(0)  # threads an agent left behind must not keep the worker alive
+        try:
+            spec = request.spec()
+        except CorpusError as err:  # validated by the parent: only a bug lands here
+            channel.send({"kind": "error", "error": str(err), "output": "", "run": number})
+            continue
         channel.send({**run(spec), "run": number})
 
 
