@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool import files
+from corpus_tool.errors import InputError
 from corpus_tool.findings import Finding
 from corpus_tool.version import __version__
 
@@ -88,7 +89,7 @@ class FindingsCache:
             {"format": FORMAT, "entries": self._entries}, sort_keys=True, separators=(",", ":")
         )
         # A read-only .git or a full disk is no reason to fail: the next run validates again.
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, InputError):
             files.atomic_write(self.path, f"sha256 {_digest(body)}\n{body}")
 
 

@@ -10,7 +10,7 @@ run every time.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -48,24 +48,33 @@ class ValidationRun:
         cache: FindingsCache | None = None,
     ) -> None:
         self.corpus, self.today, self.show = corpus, today, show
+        # Findings are made with paths relative to the corpus (as the cache stores them) and
+        # shown relative to the user's directory on the way out.
+        root = corpus.root
+        self._relative: validation.Show = lambda path: os.path.relpath(path, root)
         self.guard = open_guard(
-            corpus.root, corpus.config, corpus.waiver_paths(), environ, today, show
+            root, corpus.config, corpus.waiver_paths(), environ, today, self._relative
         )
-        self.problems = list(self.guard.problems)
+        self.problems = self._shown(self.guard.problems)
         self._cache = cache
         self._context = context_key(_bytes_or_empty(corpus.config_path), self.guard.context())
 
     def config(self) -> list[Finding]:
         """corpus.yaml: parse and schema (never cached: one file, read anyway)."""
-        return validation.check_config(self.corpus, self.show, self.guard.inspect)
+        return self._shown(validation.check_config(self.corpus, self._relative, self.guard.inspect))
 
     def waiver(self, path: Path) -> list[Finding]:
         """A waiver: form, case, expiry (never cached: it depends on the day)."""
-        return validation.check_waiver(self.corpus, path, self.today, self.show, self.guard.inspect)
+        found = validation.check_waiver(
+            self.corpus, path, self.today, self._relative, self.guard.inspect
+        )
+        return self._shown(found)
 
     def whole(self) -> list[Finding]:
         """Rules over the whole corpus, meaningful once every file was checked in this run."""
-        return self.guard.stale() + validation.check_layout(self.corpus, self.show)
+        return self._shown(
+            self.guard.stale() + validation.check_layout(self.corpus, self._relative)
+        )
 
     def case(self, case_id: str) -> CheckedCase:
         """The findings of a case, and what of it is sound."""
@@ -88,8 +97,10 @@ class ValidationRun:
     def _fresh(self, case_id: str, raws: dict[str, bytes] | None) -> CheckedCase:
         valid: validation.Valid = {}
         read = None if raws is None else self._reader(case_id, raws)
-        found = validation.check_case(
-            self.corpus, case_id, self.show, self.guard.inspect, valid, read
+        found = self._shown(
+            validation.check_case(
+                self.corpus, case_id, self._relative, self.guard.inspect, valid, read
+            )
         )
         kinds = _kinds(valid)
         documents = {kind: valid[self._path(case_id, kind)] for kind in kinds}
@@ -97,11 +108,10 @@ class ValidationRun:
 
     def _fresh_entry(self, case_id: str, raws: dict[str, bytes]) -> tuple[CheckedCase, Entry]:
         valid: validation.Valid = {}
-        root = self.corpus.root
         found = validation.check_case(
             self.corpus,
             case_id,
-            lambda p: os.path.relpath(p, root),  # stored relative to the corpus, shown later
+            self._relative,
             self.guard.inspect,
             valid,
             self._reader(case_id, raws),
@@ -119,7 +129,7 @@ class ValidationRun:
     def _path(self, case_id: str, kind: str) -> Path:
         return self.corpus.cases_dir / case_id / f"{kind}.yaml"
 
-    def _shown(self, findings: tuple[Finding, ...]) -> list[Finding]:
+    def _shown(self, findings: Iterable[Finding]) -> list[Finding]:
         root = self.corpus.root
         return [replace(f, path=self.show(root / f.path)) for f in findings]
 

@@ -1,0 +1,211 @@
+"""The findings cache: a warm `corpus validate` reports exactly what a cold one does.
+
+Each test changes something a verdict depends on (a case file, the allow-list, corpus.yaml,
+the tool's version), then compares the cached run with `--no-cache` byte for byte. The cache
+is also attacked: a corrupt, stale or unwritable cache is never trusted and never stops a run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections import Counter
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+
+from corpus_tool import files, findings_cache
+from tests.conftest import EXAMPLES, Cli
+
+PLANTED = "jane.doe@example.com"
+SOON = (date.today() + timedelta(days=30)).isoformat()  # the corpus allows 90 days ahead
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """The example corpus, with an unredacted email planted in one trace."""
+    root = tmp_path / "corpus"
+    shutil.copytree(EXAMPLES / "corpus", root)
+    trace = root / "cases/refund-success/trace.yaml"
+    text = trace.read_text(encoding="utf-8")
+    text = text.replace("channel: web", f"channel: web\n    email: {PLANTED}", 1)
+    trace.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """How often each file is parsed (every YAML parse goes through parse_yaml_spans)."""
+    seen: Counter[str] = Counter()
+    real = files.parse_yaml_spans
+
+    def counting(text: str | bytes, path: Path) -> tuple[object, object]:
+        seen[Path(path).name] += 1
+        return real(text, path)
+
+    monkeypatch.setattr(files, "parse_yaml_spans", counting)
+    return seen
+
+
+def same_as_cold(cli: Cli, corpus: Path, *paths: str) -> tuple[int, dict[str, object]]:
+    """Validate cached, twice, and afresh; all three must say exactly the same."""
+    runs = [cli("validate", *paths, "--format", "json", cwd=corpus) for _ in range(2)]
+    cold = cli("validate", *paths, "--format", "json", "--no-cache", cwd=corpus)
+    for run in runs:
+        assert (run.code, run.out) == (cold.code, cold.out)
+    return cold.code, json.loads(cold.out)
+
+
+def rules(report: dict[str, object]) -> set[tuple[str, str]]:
+    found = report["findings"]
+    assert isinstance(found, list)
+    return {(f["path"], f["rule"]) for f in found}
+
+
+def test_a_warm_run_reads_the_cache_and_parses_no_case(
+    cli: Cli, corpus: Path, parses: Counter[str]
+) -> None:
+    code, report = same_as_cold(cli, corpus)
+    assert code == 1 and ("cases/refund-success/trace.yaml", "redaction.email") in rules(report)
+    parses.clear()
+    assert cli("-C", corpus, "validate").code == 1
+    assert parses["trace.yaml"] == 0 and parses["expected.yaml"] == 0, parses
+
+
+def test_changing_one_file_changes_its_findings_only(cli: Cli, corpus: Path) -> None:
+    same_as_cold(cli, corpus)
+    expected = corpus / "cases/inventory-zero-stock/expected.yaml"
+    expected.write_text(expected.read_text().replace("tier: fast", "tier: sometimes"))
+    code, report = same_as_cold(cli, corpus)
+    assert ("cases/inventory-zero-stock/expected.yaml", "schema") in rules(report)
+    # ... and the file given alone, as the pre-commit hook passes it
+    code, alone = same_as_cold(cli, corpus, str(expected))
+    assert code == 1 and rules(alone) == {("cases/inventory-zero-stock/expected.yaml", "schema")}
+
+
+def test_the_allow_list_decides_with_a_warm_cache(cli: Cli, corpus: Path) -> None:
+    _, report = same_as_cold(cli, corpus)
+    [finding] = [f for f in report["findings"] if f["rule"] == "redaction.email"]  # type: ignore[union-attr]
+    fingerprint = re.search(r"fp-[0-9a-f]{16}", finding["message"])
+    assert fingerprint is not None
+    waiver = corpus / "waivers/W-mail.yaml"
+    waiver.write_text(
+        "schema_version: 1\nid: W-mail\nkind: redaction\ndetector: email\n"
+        f"fingerprint: {fingerprint.group()}\nreason: a test address\nowner: qa\n"
+        f"expires: '{SOON}'\n"
+    )
+    code, report = same_as_cold(cli, corpus)
+    assert code == 0, report  # allowed now: the cached finding is not replayed
+    waiver.unlink()
+    code, report = same_as_cold(cli, corpus)
+    assert code == 1 and ("cases/refund-success/trace.yaml", "redaction.email") in rules(report)
+
+
+def test_an_allowed_value_keeps_its_allow_list_entry_in_use(cli: Cli, corpus: Path) -> None:
+    """The stale-entry rule needs every use of an entry, cached or not."""
+    _, report = same_as_cold(cli, corpus)
+    [finding] = [f for f in report["findings"] if f["rule"] == "redaction.email"]  # type: ignore[union-attr]
+    fingerprint = re.search(r"fp-[0-9a-f]{16}", finding["message"])
+    assert fingerprint is not None
+    (corpus / "waivers/W-mail.yaml").write_text(
+        "schema_version: 1\nid: W-mail\nkind: redaction\ndetector: email\n"
+        f"fingerprint: {fingerprint.group()}\nreason: a test address\nowner: qa\n"
+        f"expires: '{SOON}'\n"
+    )
+    for _ in range(3):
+        code, report = same_as_cold(cli, corpus)
+        assert code == 0 and "redaction.allow_unused" not in str(report)
+
+
+def test_corpus_yaml_is_part_of_every_key(cli: Cli, corpus: Path) -> None:
+    same_as_cold(cli, corpus)
+    config = corpus / "corpus.yaml"
+    # `channel` becomes a secret-named key: its value is now a finding in every trace holding it
+    config.write_text(config.read_text().replace("drop_keys: [", "drop_keys: [channel, "))
+    code, report = same_as_cold(cli, corpus)
+    assert code == 1
+    assert ("cases/refund-success/trace.yaml", "redaction.secret_key") in rules(report)
+
+
+def test_another_tool_version_never_reads_this_ones_entries(
+    cli: Cli, corpus: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    same_as_cold(cli, corpus)
+    _poison(cache_dir / findings_cache.FILE_NAME)
+    poisoned = cli("-C", corpus, "validate", "--format", "json")
+    assert poisoned.code == 0  # the doctored entries are used: the cache is what was read
+    monkeypatch.setattr(findings_cache, "__version__", "99.0.0")
+    findings_cache.tool_fingerprint.cache_clear()
+    try:
+        code, report = same_as_cold(cli, corpus)
+    finally:
+        findings_cache.tool_fingerprint.cache_clear()
+    assert code == 1 and ("cases/refund-success/trace.yaml", "redaction.email") in rules(report)
+
+
+def _poison(path: Path) -> None:
+    """Every entry claims its case is clean, under a valid checksum: a cache of another tool."""
+    body = json.loads(path.read_text().partition("\n")[2])
+    body["entries"] = {key: [[], value[1]] for key, value in body["entries"].items()}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    digest = findings_cache._digest(text)
+    path.write_text(f"sha256 {digest}\n{text}")
+
+
+CORRUPTIONS = {
+    "flipped byte": lambda text: text[:-5] + ("0" if text[-5] != "0" else "1") + text[-4:],
+    "truncated": lambda text: text[: len(text) // 2],
+    "not the format": lambda text: _resigned(text, lambda body: {**body, "format": 0}),
+    "entries of another shape": lambda text: _resigned(
+        text, lambda body: {**body, "entries": {k: [["x"], 7] for k in body["entries"]}}
+    ),
+    "empty": lambda text: "",
+    "binary": lambda text: "\x00\xff" * 10,
+}
+
+
+def _resigned(text: str, change: object) -> str:
+    body = json.loads(text.partition("\n")[2])
+    new = json.dumps(change(body), sort_keys=True, separators=(",", ":"))  # type: ignore[operator]
+    return f"sha256 {findings_cache._digest(new)}\n{new}"
+
+
+@pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
+def test_a_corrupt_cache_is_rebuilt_never_trusted(
+    cli: Cli, corpus: Path, cache_dir: Path, corruption: str
+) -> None:
+    cold = cli("-C", corpus, "validate", "--format", "json", "--no-cache")
+    assert cli("-C", corpus, "validate").code == cold.code
+    _poison(cache_dir / findings_cache.FILE_NAME)
+    path = cache_dir / findings_cache.FILE_NAME
+    path.write_text(CORRUPTIONS[corruption](path.read_text()), encoding="utf-8", errors="replace")
+    warm = cli("-C", corpus, "validate", "--format", "json")
+    assert (warm.code, warm.out) == (cold.code, cold.out)
+    again = cli("-C", corpus, "validate", "--format", "json")  # rebuilt: trusted again
+    assert (again.code, again.out) == (cold.code, cold.out)
+    assert path.read_text().startswith("sha256 ")
+
+
+def test_a_cache_that_cannot_be_written_is_no_error(
+    cli: Cli, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the cache directory should be")
+    monkeypatch.setenv("CORPUS_CACHE_DIR", str(blocker))
+    cold = cli("-C", corpus, "validate", "--format", "json", "--no-cache")
+    for _ in range(2):
+        warm = cli("-C", corpus, "validate", "--format", "json")
+        assert (warm.code, warm.out) == (cold.code, cold.out)
+
+
+def test_without_the_override_the_cache_lives_in_the_git_dir(
+    cli: Cli, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, git_repo: Path
+) -> None:
+    monkeypatch.delenv("CORPUS_CACHE_DIR")
+    moved = git_repo / "evals"
+    shutil.move(corpus, moved)
+    assert cli("-C", moved, "validate").code == 1
+    assert (git_repo / ".git/corpus-tool" / findings_cache.FILE_NAME).is_file()
+    assert not list(moved.rglob(findings_cache.FILE_NAME))  # never inside the tracked tree
