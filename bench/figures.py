@@ -1,0 +1,478 @@
+"""Each figure of `python -m bench`: its candidate and its baseline, measured in the same loop."""
+
+from __future__ import annotations
+
+import datetime
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench import corpus as gen
+from bench.measure import ROOT, Sample, corpus_cli, interleaved, median, run, spread
+
+KEY = "bench-key-0123456789abcdef0123456789abcdef"
+
+
+@dataclass
+class Row:
+    """One line of the table: a measure, its baseline, their ratio, the target."""
+
+    figure: str
+    measure: str
+    value: float
+    unit: str
+    baseline: str = ""
+    baseline_value: float | None = None
+    ratio: float | None = None
+    target: str = ""
+    met: bool | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Bench:
+    """Sizes and the working directory of one bench run; corpora are generated once, here."""
+
+    work: Path
+    repeat: int
+    cases: int
+    big: int
+    check_cases: int
+    incidents: int
+    redact_mb: float
+    _made: dict[str, Path] = field(default_factory=dict)
+
+    def corpus(self, cases: int) -> Path:
+        """The realistic generated corpus of `cases` cases, in a git repository (committed)."""
+        key = f"corpus-{cases}"
+        if key not in self._made:
+            repo = self.work / key
+            shutil.rmtree(repo, ignore_errors=True)
+            corpus = gen.write_corpus(repo, gen.Shape(cases, large=min(3, cases // 300)))
+            for desk in gen.DESKS:
+                (repo / "src" / desk).mkdir(parents=True)
+                (repo / "src" / desk / "tools.py").write_text(f"# {desk} tools\n")
+            gen.commit_all(repo, "bench corpus")
+            self._made[key] = corpus
+        return self._made[key]
+
+    def check_corpus(self, cases: int) -> Path:
+        """Copies of the passing example cases with the example agent, in a git repository."""
+        key = f"check-{cases}"
+        if key not in self._made:
+            repo = self.work / key
+            shutil.rmtree(repo, ignore_errors=True)
+            repo.mkdir(parents=True)
+            self._made[key] = gen.write_check_corpus(repo, cases)
+            gen.git(repo, "init", "-q", "-b", "main")
+        return self._made[key]
+
+
+def _cache(bench: Bench, name: str) -> tuple[Path, dict[str, str]]:
+    where = bench.work / f"cache-{name}"
+    return where, {"CORPUS_CACHE_DIR": str(where), "CORPUS_REDACTION_KEY": KEY}
+
+
+def validate(bench: Bench) -> list[Row]:
+    """Cold and warm validate against the C-loader floor and check-jsonschema."""
+    corpus = bench.corpus(bench.cases)
+    cache, env = _cache(bench, "validate")
+    command = corpus_cli("-C", str(corpus), "validate")
+
+    def cold() -> Sample:
+        shutil.rmtree(cache, ignore_errors=True)
+        return run(command, corpus, env, ok=(0, 1))
+
+    samples = interleaved(
+        bench.repeat,
+        {
+            "floor": lambda: run([sys.executable, str(ROOT / "bench/floor.py"), "."], corpus),
+            "cold": cold,
+            "warm": lambda: run(command, corpus, env, ok=(0, 1)),
+            "check-jsonschema": lambda: _check_jsonschema(corpus),
+        },
+    )
+    floor, cold_s, warm, cjs = (median(samples[k]) for k in samples)
+    what = f"{bench.cases:,} cases"
+    return [
+        Row(
+            "validate",
+            f"parse every file, C loader (the floor), {what}",
+            floor,
+            "s",
+            detail=_detail(samples["floor"]),
+        ),
+        Row(
+            "validate",
+            f"corpus validate, cold, {what}",
+            cold_s,
+            "s",
+            "the floor",
+            floor,
+            cold_s / floor,
+            "<= 2x",
+            cold_s / floor <= 2,
+            _detail(samples["cold"]),
+        ),
+        Row(
+            "validate",
+            f"corpus validate, cold, {what}",
+            cold_s,
+            "s",
+            "check-jsonschema",
+            cjs,
+            cold_s / cjs,
+            "<= 0.15x",
+            cold_s / cjs <= 0.15,
+            _detail(samples["check-jsonschema"]),
+        ),
+        Row(
+            "validate",
+            f"corpus validate, warm (nothing changed), {what}",
+            warm,
+            "s",
+            "validate cold",
+            cold_s,
+            warm / cold_s,
+            "<= 0.1x",
+            warm / cold_s <= 0.1,
+            _detail(samples["warm"]),
+        ),
+    ]
+
+
+def _check_jsonschema(corpus: Path) -> Sample:
+    """check-jsonschema on every case file with its schema (two processes: two schemas)."""
+    took = []
+    for kind in ("trace", "expected"):
+        schema = ROOT / "schemas" / f"{kind}.schema.json"
+        paths = sorted(str(p) for p in corpus.glob(f"cases/*/{kind}.yaml"))
+        argv = [str(Path(sys.executable).with_name("check-jsonschema")), "--schemafile"]
+        took.append(run([*argv, str(schema), *paths], corpus, ok=(0, 1)))
+    return Sample(
+        sum(t.wall for t in took), sum(t.cpu for t in took), max(t.rss_mb for t in took), 0
+    )
+
+
+def precommit(bench: Bench) -> list[Row]:
+    """One changed file among `big` cases, as the hook runs: a new process, that file only."""
+    corpus = bench.corpus(bench.big)
+    _, env = _cache(bench, "precommit")
+    changed = sorted(corpus.glob("cases/*/trace.yaml"))[len(gen.BROKEN) * 7 % bench.big]
+    original = changed.read_bytes()
+    edits = iter(range(10**6))
+
+    def hook() -> Sample:  # each run sees new content: nothing of it is cached
+        changed.write_bytes(original + f"# reviewed, edit {next(edits)}\n".encode())
+        return run(corpus_cli("validate", str(changed.relative_to(corpus))), corpus, env, (0, 1))
+
+    try:
+        samples = interleaved(
+            bench.repeat,
+            {"python": lambda: run([sys.executable, "-c", "pass"], corpus), "hook": hook},
+        )
+    finally:
+        changed.write_bytes(original)
+    value, start = median(samples["hook"]), median(samples["python"])
+    return [
+        Row(
+            "pre-commit",
+            f"validate one changed file among {bench.big:,} cases",
+            value,
+            "s",
+            "python start-up",
+            start,
+            value / start,
+            "<= 0.3 s",
+            value <= 0.3,
+            _detail(samples["hook"]),
+        )
+    ]
+
+
+def redaction(bench: Bench) -> list[Row]:
+    """Our redaction scan against detect-secrets, in one process each, on the same files."""
+    corpus = bench.corpus(bench.cases)
+    chosen, size = [], 0
+    for path in sorted(corpus.glob("cases/*/trace.yaml")):
+        if size >= bench.redact_mb * 1e6:
+            break
+        chosen.append(path)
+        size += path.stat().st_size
+    mb = size / 1e6
+    ours: list[tuple[float, float]] = []
+    theirs: list[float] = []
+    for _ in range(bench.repeat):
+        ours.append(_our_scan(corpus, chosen))
+        theirs.append(_detect_secrets(chosen))
+    whole = mb / _median([t for t, _ in ours])
+    alone = mb / _median([s for _, s in ours])
+    ds = mb / _median(theirs)
+    label = f"{len(chosen)} trace files, {mb:.1f} MB"
+    return [
+        Row(
+            "redaction",
+            f"corpus-tool read + parse + scan, {label}",
+            whole,
+            "MB/s",
+            "detect-secrets scan",
+            ds,
+            whole / ds,
+            ">= 50x",
+            whole / ds >= 50,
+        ),
+        Row(
+            "redaction",
+            f"corpus-tool scan of the parsed files, {label}",
+            alone,
+            "MB/s",
+            "detect-secrets scan",
+            ds,
+            alone / ds,
+            ">= 50x",
+            alone / ds >= 50,
+        ),
+    ]
+
+
+def _our_scan(corpus: Path, paths: list[Path]) -> tuple[float, float]:
+    """Seconds to read, parse and scan the files, and of that the scan (values and comments)."""
+    from corpus_tool import files
+    from corpus_tool.redact.guard import open_guard
+    from corpus_tool.validation import Document
+
+    guard = open_guard(corpus, {}, [], {}, datetime.date.today(), str)
+    started = time.perf_counter()
+    docs = [Document(p, raw := p.read_bytes(), *files.parse_yaml_spans(raw, p)) for p in paths]
+    parsed = time.perf_counter()
+    for doc in docs:
+        guard.inspect(doc)
+    done = time.perf_counter()
+    return done - started, done - parsed
+
+
+def _detect_secrets(paths: list[Path]) -> float:
+    from detect_secrets import SecretsCollection
+    from detect_secrets.settings import default_settings
+
+    with default_settings():
+        collection = SecretsCollection()
+        started = time.perf_counter()
+        collection.scan_files(*map(str, paths), num_processors=1)
+        return time.perf_counter() - started
+
+
+def affected(bench: Bench) -> list[Row]:
+    """`corpus affected` after a change to one tool module: every trace is consulted."""
+    corpus = bench.corpus(bench.big)
+    repo = corpus.parent
+    branch = "bench-tool-change"
+    gen.git(repo, "checkout", "-q", "-B", branch, "main")
+    (repo / "src/refund/tools.py").write_text("# refund tools, v2\n")
+    gen.git(repo, "commit", "-q", "-am", "a change to the refund tools")
+    cache, env = _cache(bench, "affected")
+    command = corpus_cli("affected", "--base", "main")
+
+    def cold() -> Sample:
+        shutil.rmtree(cache, ignore_errors=True)
+        return run(command, corpus, env)
+
+    try:
+        samples = interleaved(
+            bench.repeat, {"cold": cold, "warm": lambda: run(command, corpus, env)}
+        )
+    finally:
+        gen.git(repo, "checkout", "-q", "main")
+    cold_s, warm = median(samples["cold"]), median(samples["warm"])
+    selected = len(samples["warm"][0].out.split())
+    what = f"{bench.big:,} cases, one tool module changed ({selected:,} selected)"
+    return [
+        Row(
+            "affected",
+            f"corpus affected, cold, {what}",
+            cold_s,
+            "s",
+            detail=_detail(samples["cold"]),
+        ),
+        Row(
+            "affected",
+            f"corpus affected, warm, {what}",
+            warm,
+            "s",
+            "affected cold",
+            cold_s,
+            warm / cold_s,
+            "<= 0.5 s",
+            warm <= 0.5,
+            _detail(samples["warm"]),
+        ),
+    ]
+
+
+def check(bench: Bench) -> list[Row]:
+    """Cases per second of `check` and of the pytest plugin, start-up excluded: the difference
+    between a large and a small corpus, over the difference in cases."""
+    many, few = bench.check_cases, max(4, bench.check_cases // 25)
+    corpora = {n: bench.check_corpus(n) for n in (many, few)}
+    _, env = _cache(bench, "check")
+    for corpus in corpora.values():  # fill the findings cache: validation is a lookup
+        run(corpus_cli("-C", str(corpus), "check"), corpus, env)
+    variants: dict[str, Callable[[Path], list[str]]] = {
+        "corpus check -n 1": lambda c: corpus_cli("-C", str(c), "check", "-n", "1"),
+        "corpus check -n 2": lambda c: corpus_cli("-C", str(c), "check", "-n", "2"),
+        "pytest --corpus (one process)": lambda c: _pytest(c, "0"),
+        "pytest --corpus -n 2": lambda c: _pytest(c, "2"),
+    }
+    steps = {
+        (name, n): (lambda argv=argv, c=corpora[n]: run(argv(c), c.parent, env))
+        for name, argv in variants.items()
+        for n in (many, few)
+    }
+    samples = interleaved(bench.repeat, {f"{k[0]}|{k[1]}": v for k, v in steps.items()})
+    rates = {}
+    for name in variants:
+        span = median(samples[f"{name}|{many}"]) - median(samples[f"{name}|{few}"])
+        rates[name] = (many - few) / span if span > 0 else 0.0  # 0: too few cases to tell
+    one = rates["corpus check -n 1"]
+    rows = [
+        Row(
+            "check",
+            f"corpus check -n 1, {many:,} cases (validation cached)",
+            one,
+            "cases/s",
+            target=">= 300 cases/s",
+            met=one >= 300,
+        )
+    ]
+    for name, base in (
+        ("corpus check -n 2", "corpus check -n 1"),
+        ("pytest --corpus (one process)", ""),
+        ("pytest --corpus -n 2", "pytest --corpus (one process)"),
+    ):
+        rate = rates[name]
+        ratio = rate / rates[base] if base and rates[base] else None
+        rows.append(
+            Row(
+                "check",
+                f"{name}, {many:,} cases",
+                rate,
+                "cases/s",
+                base,
+                rates.get(base),
+                ratio,
+                "> 1x (scales)" if base else "",
+                rate > rates[base] if base else None,
+            )
+        )
+    return rows
+
+
+def _pytest(corpus: Path, workers: str) -> list[str]:
+    xdist = ["-n", workers] if workers != "0" else ["-p", "no:xdist"]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--corpus",
+        str(corpus),
+        *xdist,
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    ]
+
+
+def add(bench: Bench) -> list[Row]:
+    """Incidents per second of `corpus add DIR` in one process, start-up excluded."""
+    many, few = bench.incidents, max(2, bench.incidents // 10)
+    folders = {n: bench.work / f"incidents-{n}" for n in (many, few)}
+    for n, folder in folders.items():
+        shutil.rmtree(folder, ignore_errors=True)
+        gen.native_incidents(folder, n)
+    template = bench.work / "add-template"
+    shutil.rmtree(template, ignore_errors=True)
+    run(corpus_cli("init", str(template)), bench.work)
+    fresh = iter(range(10**6))
+
+    def adding(folder: Path) -> Sample:
+        target = bench.work / f"add-{next(fresh)}"
+        shutil.copytree(template, target)
+        try:
+            return run(
+                corpus_cli("-C", str(target), "add", str(folder)),
+                target,
+                {"CORPUS_REDACTION_KEY": KEY},
+            )
+        finally:
+            shutil.rmtree(target, ignore_errors=True)
+
+    samples = interleaved(bench.repeat, {n: (lambda f=f: adding(f)) for n, f in folders.items()})
+    span = median(samples[many]) - median(samples[few])
+    rate = (many - few) / span if span > 0 else 0.0  # 0: too few incidents to tell
+    return [
+        Row(
+            "add",
+            f"corpus add DIR, {many} incidents in one process",
+            rate,
+            "incidents/s",
+            target=">= 20 incidents/s",
+            met=rate >= 20,
+            detail=_detail(samples[many]),
+        )
+    ]
+
+
+def memory(bench: Bench) -> list[Row]:
+    """Peak memory of validate and check (cold) at two corpus sizes: flat means it does not grow."""
+    rows = []
+    for what, make, argv in (
+        ("validate", bench.corpus, lambda c: corpus_cli("-C", str(c), "validate", "--no-cache")),
+        ("check", bench.check_corpus, lambda c: corpus_cli("-C", str(c), "check", "--no-cache")),
+    ):
+        small_n = bench.cases if what == "validate" else bench.check_cases
+        peaks = {}
+        for n in (small_n, bench.big):
+            corpus = make(n)
+            peaks[n] = run(argv(corpus), corpus, {"CORPUS_REDACTION_KEY": KEY}, (0, 1)).rss_mb
+        big, small = peaks[bench.big], peaks[small_n]
+        rows.append(
+            Row(
+                "memory",
+                f"peak memory, corpus {what}, {bench.big:,} cases",
+                big,
+                "MB",
+                f"the same at {small_n:,} cases",
+                small,
+                big / small,
+                "<= 150 MB, flat",
+                big <= 150,
+            )
+        )
+    return rows
+
+
+def _median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
+def _detail(samples: list[Sample]) -> dict[str, Any]:
+    return {
+        "wall_s": spread(samples),
+        "cpu_s": spread(samples, "cpu"),
+        "peak_mb": spread(samples, "rss_mb"),
+    }
+
+
+FIGURES: dict[str, Callable[[Bench], list[Row]]] = {
+    "validate": validate,
+    "precommit": precommit,
+    "redaction": redaction,
+    "affected": affected,
+    "check": check,
+    "add": add,
+    "memory": memory,
+}

@@ -1,0 +1,42 @@
+"""`python -m bench` runs end to end on a few cases, so the benchmark cannot rot.
+
+No timing is asserted (figures depend on the machine); what is checked is that every figure is
+measured against its baseline and written where the README says.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+FIGURES = {"validate", "pre-commit", "redaction", "affected", "check", "add", "memory"}
+
+
+def test_the_bench_command_measures_every_figure_on_a_tiny_corpus(tmp_path: Path) -> None:
+    out = tmp_path / "figures.json"
+    argv = [
+        sys.executable,
+        "-m",
+        "bench",
+        "--tiny",
+        "--work",
+        str(tmp_path / "w"),
+        "--json",
+        str(out),
+    ]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    document = json.loads(out.read_text())
+    rows = document["figures"]
+    assert {r["figure"] for r in rows} == FIGURES
+    for row in rows:
+        assert isinstance(row["value"], (int, float)) and row["value"] >= 0, row
+        if row["target"] and row["baseline"]:
+            assert row["baseline_value"] is not None and row["ratio"] is not None, row
+    assert all(v != "not installed" for v in document["machine"]["versions"].values())
+    table = done.stdout
+    assert table.count("\n| ") == len(rows) + 1 and "met" in table.splitlines()[0]
