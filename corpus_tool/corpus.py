@@ -91,7 +91,7 @@ class Corpus:
 def load_config(root: Path) -> dict[str, Any]:
     """Read and schema-check corpus.yaml; any problem is an InputError naming the line."""
     path = root / CONFIG_NAME
-    data = files.read_yaml(path)
+    data, spans = files.parse_yaml_spans(files.read_bytes(path), path)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -99,7 +99,7 @@ def load_config(root: Path) -> dict[str, Any]:
     problem = schema.version_problem("corpus", data)
     if problem:
         raise InputError(problem, path)
-    errors = schema.errors("corpus", data)
+    errors = schema.errors("corpus", data, plain=spans is not None)
     if errors:
         first = errors[0]
         line = yaml_lines.line_at(path.read_bytes(), tuple(first.absolute_path))

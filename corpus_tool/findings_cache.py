@@ -18,11 +18,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib.util
 import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ FORMAT = 1
 FILE_NAME = "validate-findings.json"
 SPARE_ENTRIES = 1000
 """Entries kept beyond those a run used (other branches, other keys), past twice as many used."""
-LIBRARIES = ("PyYAML", "jsonschema", "jsonschema-rs")
+LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_rs")
 """Whose behaviour findings depend on: parse errors, schema messages, the compiled check."""
 
 
@@ -112,7 +112,8 @@ def context_key(config: bytes, guard: str) -> str:
 @functools.cache
 def tool_fingerprint() -> str:
     """This corpus-tool: its version, the size and time of each of its files (an edited
-    checkout is another tool), and the versions of the libraries findings quote."""
+    checkout is another tool), and the same of the libraries findings quote (found, not
+    imported: importing jsonschema costs more than a warm run)."""
     package = Path(__file__).resolve().parent
     seen = [__version__]
     for root, dirs, names in os.walk(package):
@@ -122,15 +123,19 @@ def tool_fingerprint() -> str:
                 info = os.stat(os.path.join(root, name))
                 seen.append(f"{os.path.relpath(root, package)}/{name}:{info.st_size}:")
                 seen[-1] += str(info.st_mtime_ns)
-    seen.extend(_version(name) for name in LIBRARIES)
+    seen.extend(_library(name) for name in LIBRARIES)
     return _digest("\n".join(seen))
 
 
-def _version(distribution: str) -> str:
+def _library(module: str) -> str:
     try:
-        return f"{distribution} {metadata.version(distribution)}"
-    except metadata.PackageNotFoundError:
-        return f"{distribution} absent"
+        spec = importlib.util.find_spec(module)
+        info = os.stat(spec.origin) if spec is not None and spec.origin else None
+    except (ImportError, ValueError, OSError):
+        info = None
+    if info is None:
+        return f"{module} absent"
+    return f"{module} {spec.origin}:{info.st_size}:{info.st_mtime_ns}"  # type: ignore[union-attr]
 
 
 def cache_dir(root: Path, environ: Mapping[str, str]) -> Path | None:
