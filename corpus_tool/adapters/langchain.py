@@ -147,7 +147,7 @@ class _RoutedTool(BaseTool):
     original: Any = Field(exclude=True)
 
     @property
-    def _injected_args_keys(self) -> frozenset[str]:  # type: ignore[override]
+    def _injected_args_keys(self) -> frozenset[str]:
         keys: frozenset[str] = self.original._injected_args_keys
         return keys
 

@@ -233,11 +233,12 @@ def _params(settings: ModelSettings) -> dict[str, Any]:
 
 def _output(answer: Answer, model: str) -> list[Any]:
     """The SDK's output items for an answer, made by its own Chat Completions converter."""
-    calls = [
+    calls: list[Any] = [
         ChatCompletionMessageFunctionToolCall(
-            id=call.id or f"call_{i}", type="function",
+            id=call.id or f"call_{i}",
+            type="function",
             function=Function(name=call.name, arguments=json.dumps(call.arguments)),
-        )  # fmt: skip
+        )
         for i, call in enumerate(answer.tool_calls)
     ]
     message = ChatCompletionMessage(

@@ -56,7 +56,7 @@ def replay_model(rt: Runtime, model: Model | str) -> FunctionModel:
     settings = InstrumentationSettings()
 
     async def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        request = dict(info.model_settings or {})
+        request: dict[str, Any] = dict(info.model_settings or {})
         reply = rt.model(
             _chat(settings, info.instructions, messages),
             _tools(info) or None,
@@ -91,7 +91,7 @@ class RoutedToolset(WrapperToolset[Any]):
 
 @dataclass
 class Replay(AbstractCapability[Any]):
-    """The run's model and tools, answered by `rt`: `agent.run_sync(..., capabilities=[Replay(rt)])`.
+    """The run's model and tools answered by `rt`: `run_sync(..., capabilities=[Replay(rt)])`.
 
     A model the agent names (`"openai:gpt-4.1-mini"`) is resolved to a replay model of that name
     without building its provider; a model object is replaced by one named and profiled like it.

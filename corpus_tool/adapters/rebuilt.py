@@ -35,7 +35,8 @@ def rebuilt(err: ToolError) -> RecordedToolError:
 @functools.lru_cache(maxsize=256)
 def _class(name: str) -> type[RecordedToolError]:
     base = getattr(builtins, name, None)
-    builtin = isinstance(base, type) and issubclass(base, Exception)
-    bases = (RecordedToolError, base) if builtin else (RecordedToolError,)
-    made = type(name, bases, {"__module__": "builtins" if builtin else __name__})
+    if isinstance(base, type) and issubclass(base, Exception):
+        made = type(name, (RecordedToolError, base), {"__module__": "builtins"})
+    else:
+        made = type(name, (RecordedToolError,), {"__module__": __name__})
     return cast("type[RecordedToolError]", made)
