@@ -228,7 +228,7 @@ def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from corpus_tool.replay.suite import RunOptions
 
     run = RunOptions(tuple(getattr(args, "cases", ())), args.mode, args.tier, args.repeat)
-    return ReplayOptions(run, args.output, args.junit, args.results)
+    return ReplayOptions(run, args.output, args.junit, args.results, args.verbose)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -258,6 +258,13 @@ def _args_run(parser: argparse.ArgumentParser) -> None:
         default=1,
         metavar="N",
         help="replay each case N times (determinism)",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also show each case's notes (request fields only one side carries) and the "
+        "messages of checks not reached",
     )
     _output_option(parser)
 

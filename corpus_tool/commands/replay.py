@@ -24,6 +24,7 @@ class ReplayOptions:
     output: str = "text"
     junit: Path | None = None
     results: Path | None = None
+    verbose: bool = False
 
 
 def replay(corpus: Corpus, options: ReplayOptions, out: TextIO) -> int:
@@ -75,8 +76,8 @@ def finish(
         out.write(files.json_text(doc))
         return
     for result in sorted(results, key=lambda r: r.case):
-        details = report.detail_lines(result)
-        if details and result.verdict == "failed":
+        details = report.detail_lines(result, options.verbose)
+        if details and (result.verdict == "failed" or options.verbose):
             out.write(f"\n{result.case}:\n" + "".join(f"  {line}\n" for line in details))
     counts = doc["summary"]
     out.write(
@@ -84,6 +85,12 @@ def finish(
         f"{counts['error']} error, {counts['known_unknown']} known_unknown, "
         f"{counts['skipped']} skipped\n"
     )
+    noted = sum(1 for r in results if r.notes)
+    if noted and not options.verbose:
+        out.write(
+            f"{noted} case(s) hold model request fields only one side carries (not compared); "
+            "-v lists them\n"
+        )
 
 
 @contextmanager

@@ -11,13 +11,14 @@ from typing import Any
 from corpus_tool import files, schema
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
-from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, CheckResult
+from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, NOT_REACHED, CheckResult
 from corpus_tool.model.expected import Expect, Expected
 from corpus_tool.model.trace import Trace, Trajectory
 from corpus_tool.replay.divergence import Divergence
 from corpus_tool.replay.engine import AgentContractError, CaseSpec, Replay, replay
 from corpus_tool.replay.loader import Agent
 from corpus_tool.replay.matching import ignored_fields
+from corpus_tool.replay.requests import SHARED, RequestNote
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
 
@@ -44,12 +45,21 @@ class CaseResult:
     error: str | None = None
     reason: str | None = None
     extra_failures: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[RequestNote, ...] = ()
 
     @property
     def failed_checks(self) -> list[str]:
-        """Names of failing checks; replay.divergence / replay.determinism included."""
-        names = [c.name for c in self.checks if not c.passed]
+        """Names of failing checks; replay.divergence / replay.determinism included.
+
+        A check the run never reached (it stopped at a divergence first) is not among them.
+        """
+        names = [c.name for c in self.checks if c.failed]
         return [*self.extra_failures, *names]
+
+    @property
+    def not_reached(self) -> list[str]:
+        """Names of checks left undecided because a divergence stopped the run."""
+        return [c.name for c in self.checks if c.outcome == NOT_REACHED]
 
     @property
     def counts_as_failure(self) -> bool:
@@ -110,14 +120,15 @@ def run_case(
     exp = loaded.expected
     base = _base(loaded, mode_of(corpus, exp, mode))
     ignored = ignored_fields(corpus.setting("replay", "ignore_request_fields"))
-    spec = CaseSpec(loaded.trace, exp, base["mode"], ignored)
+    fields = exp.request_fields or corpus.setting("replay", "request_fields", default=SHARED)
+    spec = CaseSpec(loaded.trace, exp, base["mode"], ignored, str(fields))
     started = time.perf_counter()
     try:
         runs = [replay(agent, spec) for _ in range(max(1, repeat))]
     except AgentContractError as err:
         return CaseResult(**base, verdict="error", error=str(err), duration_ms=_since(started))
     scorer = corpus.setting("replay", "scorer")
-    checks = tuple(grader(exp.expect, Trajectory(runs[0].events, runs[0].terminal), scorer))
+    checks = tuple(grader(exp.expect, runs[0].trajectory, scorer))
     return _judge(base, exp, runs, checks, _since(started))
 
 
@@ -133,7 +144,7 @@ def _judge(
     extra = [DIVERGENCE_CHECK] if first.divergence else []
     if any(_fingerprint(r) != _fingerprint(first) for r in runs[1:]):
         extra.append(DETERMINISM_CHECK)
-    failed = bool(extra) or not all(c.passed for c in checks)
+    failed = bool(extra) or any(c.failed for c in checks)
     verdict = "known_unknown" if expected.status == "known_unknown" else None
     verdict = verdict or ("failed" if failed else "passed")
     return CaseResult(
@@ -146,6 +157,7 @@ def _judge(
         unused=tuple(c.seq for c in first.unused),
         extra_failures=tuple(extra),
         reason=_reason(expected, verdict, failed),
+        notes=first.notes,
     )
 
 

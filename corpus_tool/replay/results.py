@@ -10,6 +10,9 @@ from xml.etree import ElementTree
 
 from corpus_tool import __version__, files
 from corpus_tool.corpus import Corpus
+from corpus_tool.model.checks import NOT_REACHED
+from corpus_tool.model.diff import FieldDiff
+from corpus_tool.model.values import ABSENT
 from corpus_tool.replay.cases import VERDICTS, CaseResult
 
 RESULTS_VERSION = 1
@@ -33,10 +36,12 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "mode": result.mode,
         "duration_ms": result.duration_ms,
         "failed_checks": result.failed_checks,
+        "not_reached": result.not_reached,
         "checks": [c.to_dict() for c in result.checks],
         "divergence": result.divergence.as_dict() if result.divergence else None,
         "sequence_diff": list(result.sequence_diff),
         "unused": list(result.unused),
+        "notes": [n.as_dict() for n in result.notes],
         "error": result.error,
         "reason": result.reason,
     }
@@ -94,6 +99,11 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
         time=f"{result.duration_ms / 1000:.3f}",
     )
     body = "\n".join(detail_lines(result))
+    if result.not_reached:  # distinct from failures: the run stopped before these
+        props = ElementTree.SubElement(case, "properties")
+        ElementTree.SubElement(
+            props, "property", name="not_reached", value=" ".join(result.not_reached)
+        )
     if result.verdict == "failed":
         ElementTree.SubElement(case, "failure", message=headline(result)).text = body
     elif result.verdict == "error":
@@ -110,41 +120,62 @@ def headline(result: CaseResult) -> str:
     if result.verdict == "skipped":
         return f"{label}  ({result.reason})"
     why = ""
-    if result.divergence:
+    if result.divergence:  # the root cause first
         why = f"{result.divergence.kind} at step {result.divergence.step}"
     failed = [c for c in result.failed_checks if not c.startswith("replay.")]
     if failed:
         why = ", ".join(filter(None, [why, "failed: " + ", ".join(failed)]))
     if "replay.determinism" in result.failed_checks:
         why = ", ".join(filter(None, [why, "nondeterministic across --repeat"]))
+    if result.not_reached:
+        why += f"; {len(result.not_reached)} not reached"
     extra = "  (known_unknown: never counted)" if result.verdict == "known_unknown" else ""
     return f"{label}  [{result.mode}] {result.duration_ms:.0f} ms{'  ' + why if why else ''}{extra}"
 
 
-def detail_lines(result: CaseResult) -> list[str]:
-    """What a reader needs to see why a case failed: divergence, checks, sequence diff."""
-    if result.verdict not in ("failed", "known_unknown") or not result.failed_checks:
-        return []
+def detail_lines(result: CaseResult, verbose: bool = False) -> list[str]:
+    """What a reader needs to see why a case failed: the divergence first, the checks the run
+    contradicted, the checks it never reached, the sequence diff; with `verbose`, the notes."""
     lines: list[str] = []
-    if result.divergence:
-        d = result.divergence
+    if result.verdict in ("failed", "known_unknown") and result.failed_checks:
+        lines = _failure_lines(result, verbose)
+    if verbose:
+        lines.extend(f"note: {note.text()}" for note in result.notes)
+    return lines
+
+
+def _failure_lines(result: CaseResult, verbose: bool) -> list[str]:
+    lines: list[str] = []
+    d = result.divergence
+    if d is not None:
         lines.append(f"divergence {d.kind} at step {d.step}: {d.message}")
         if d.candidate:
             lines.append(f"  nearest recorded candidate: {_compact(d.candidate)}")
         for item in d.diff:
-            lines.append(
-                f"    {item.path}: recorded {_compact(item.expected)}, "
-                f"replay {_compact(item.actual)}"
-            )
-    if result.divergence and any(not c.passed for c in result.checks):
-        lines.append("the run stopped at the divergence; the checks graded what it did so far:")
+            lines.append(f"    {_diff_text(item)}")
     for check in result.checks:
-        if not check.passed:
+        if check.failed:
             lines.append(f"check {check.name} failed: {check.message}")
+    if result.not_reached and d is not None:
+        lines.append(
+            f"not reached (the run stopped at step {d.step} before they could be decided): "
+            + ", ".join(result.not_reached)
+        )
+        if verbose:
+            lines.extend(
+                f"  {c.name}: {c.message}" for c in result.checks if c.outcome == NOT_REACHED
+            )
     if result.sequence_diff:
         lines.append("event sequence (- recording, + replay):")
         lines.extend(f"  {line}" for line in result.sequence_diff[2:])
     return lines
+
+
+def _diff_text(item: FieldDiff) -> str:
+    """`path: recorded X, replay Y`; a side that lacks the field says so."""
+    recorded = "absent" if item.expected is ABSENT else _compact(item.expected)
+    replay = "absent" if item.actual is ABSENT else _compact(item.actual)
+    return f"{item.path}: recorded {recorded}, replay {replay}"
 
 
 def _compact(value: Any, limit: int = 100) -> str:
