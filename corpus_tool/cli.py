@@ -131,6 +131,18 @@ def _args_validate(parser: argparse.ArgumentParser) -> None:
     _output_option(parser)
 
 
+def _cmd_mv(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.mv import mv
+
+    return mv(_corpus(args), args.old, args.new, args.output, sys.stdout)
+
+
+def _args_mv(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", metavar="OLD", help="the case id to rename")
+    parser.add_argument("new", metavar="NEW", help="its new id (a-z 0-9 . _ -, not taken)")
+    _output_option(parser)
+
+
 def _cmd_keygen(args: argparse.Namespace) -> int:
     from corpus_tool.commands.keygen import keygen
     from corpus_tool.corpus import find_root
@@ -288,6 +300,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
         "check schema, completeness and waivers of files or the whole corpus",
         _args_validate,
         _cmd_validate,
+    ),
+    "mv": (
+        "rename a case: its directory, the id in both files, and waivers naming it",
+        _args_mv,
+        _cmd_mv,
     ),
     "affected": ("the cases a git diff can affect, and why", _args_affected, _cmd_affected),
     "replay": ("replay cases against the agent and grade them", _args_replay, _cmd_replay),

@@ -182,6 +182,11 @@ def _comparable(a: datetime, b: datetime) -> bool:
     return (a.tzinfo is None) == (b.tzinfo is None)
 
 
+def _no_model(model: Any) -> bool:
+    """No model id, or the placeholder a recorder writes when it did not know one."""
+    return not model or str(model).strip().lower() == "unknown"
+
+
 def _versions(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Problem]:
     recorded = body.get("recorded") or {}
     if not recorded.get("started_at"):
@@ -194,11 +199,12 @@ def _versions(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Pr
             "agent name and version (or config hash) are required",
         )
     for i, event in enumerate(events):
-        if event.get("type") == "model_call" and not event.get("model"):
+        if event.get("type") == "model_call" and _no_model(event.get("model")):
             yield Problem(
                 ("events", i),
                 "completeness.version",
-                f"model call at seq {event.get('seq')} names no model id",
+                f"model call at seq {event.get('seq')} names no model id"
+                + (" (`unknown` is not one)" if event.get("model") else ""),
             )
 
 

@@ -55,9 +55,8 @@ def add(
     planned = [_plan(corpus, run, options, (sha, key), len(runs) > 1) for run in runs]
     _refuse_twins(planned, options)
     _refuse_incomplete(planned, options)
-    for case in planned:
-        _write_case(case.target, case.doc, case.expected, options.force)
-    _report(corpus, planned, options.output, out)
+    kept = {c.case_id for c in planned if _write_case(c.target, c.doc, c.expected, options.force)}
+    _report(corpus, planned, kept, options.output, out)
     return 0
 
 
@@ -184,18 +183,25 @@ def _check_schema(doc: dict[str, Any], incident: Path) -> None:
         )
 
 
-def _write_case(target: Path, trace: dict[str, Any], expected: str, force: bool) -> None:
-    """Write the case in one rename; a reviewed expected.yaml (and other files) survive --force."""
+def _write_case(target: Path, trace: dict[str, Any], expected: str, force: bool) -> bool:
+    """Write the case in one rename; a reviewed expected.yaml (and other files) survive --force.
+
+    True when an existing expected.yaml was kept rather than drafted.
+    """
     with files.staged_dir(target, replace=force) as tmp:
         if target.exists():
             shutil.copytree(target, tmp, dirs_exist_ok=True)
         (tmp / "trace.yaml").write_text(files.dump_yaml(trace), encoding="utf-8")
-        if not (tmp / "expected.yaml").exists():
+        kept = (tmp / "expected.yaml").exists()
+        if not kept:
             (tmp / "expected.yaml").write_text(expected, encoding="utf-8")
+    return kept
 
 
-def _report(corpus: Corpus, planned: list[_Planned], output: str, out: TextIO) -> None:
-    summaries = [_summary(corpus, p) for p in planned]
+def _report(
+    corpus: Corpus, planned: list[_Planned], kept: set[str], output: str, out: TextIO
+) -> None:
+    summaries = [_summary(corpus, p, p.case_id in kept) for p in planned]
     if output == "json":
         doc: Any = summaries[0] if len(summaries) == 1 else summaries
         out.write(files.json_text(doc))
@@ -207,12 +213,17 @@ def _report(corpus: Corpus, planned: list[_Planned], output: str, out: TextIO) -
         out.write(f"  redacted {record.get('replaced', 0)} values (key {record.get('key_id')})\n")
         for problem in case.incomplete:
             out.write(f"  incomplete: {problem}\n")
-        out.write(
-            f"  review {Path(where) / 'expected.yaml'} (lines marked REVIEW) before committing\n"
-        )
+        expected = Path(where) / "expected.yaml"
+        if summary["expected"] == "kept":
+            out.write(
+                f"  kept the reviewed {expected} (not redrafted); check that its expectations "
+                "still fit the new trace\n"
+            )
+        else:
+            out.write(f"  review {expected} (lines marked REVIEW) before committing\n")
 
 
-def _summary(corpus: Corpus, case: _Planned) -> dict[str, Any]:
+def _summary(corpus: Corpus, case: _Planned, kept: bool) -> dict[str, Any]:
     return {
         "case": case.case_id,
         "path": str(corpus.case_dir(case.case_id)),
@@ -221,4 +232,5 @@ def _summary(corpus: Corpus, case: _Planned) -> dict[str, Any]:
         "status": "known_unknown" if case.incomplete else "active",
         "incomplete": case.incomplete,
         "redacted": (case.doc.get("redaction") or {}).get("replaced", 0),
+        "expected": "kept" if kept else "drafted",
     }

@@ -119,6 +119,16 @@ def headline(result: CaseResult) -> str:
         return f"{label}  {result.error}"
     if result.verdict == "skipped":
         return f"{label}  ({result.reason})"
+    why = reason(result)
+    extra = "  (known_unknown: never counted)" if result.verdict == "known_unknown" else ""
+    return f"{label}  [{result.mode}] {result.duration_ms:.0f} ms{'  ' + why if why else ''}{extra}"
+
+
+def reason(result: CaseResult) -> str:
+    """Why a run failed, root cause first: `ToolArguments at step 5, failed: tools.args; 1 not
+    reached` (empty for a passing run)."""
+    if result.verdict == "error":
+        return f"error: {result.error}"
     why = ""
     if result.divergence:  # the root cause first
         why = f"{result.divergence.kind} at step {result.divergence.step}"
@@ -129,8 +139,7 @@ def headline(result: CaseResult) -> str:
         why = ", ".join(filter(None, [why, "nondeterministic across --repeat"]))
     if result.not_reached:
         why += f"; {len(result.not_reached)} not reached"
-    extra = "  (known_unknown: never counted)" if result.verdict == "known_unknown" else ""
-    return f"{label}  [{result.mode}] {result.duration_ms:.0f} ms{'  ' + why if why else ''}{extra}"
+    return why
 
 
 def detail_lines(result: CaseResult, verbose: bool = False) -> list[str]:

@@ -11,9 +11,10 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from corpus_tool.model.diff import same
+from corpus_tool.files import canonical_json
+from corpus_tool.model.diff import FieldDiff, same
 from corpus_tool.model.events import ModelCallEvent, ModelRequest, ToolCallEvent
-from corpus_tool.model.values import ModelResponse, ToolCall
+from corpus_tool.model.values import ABSENT, ModelResponse, ToolCall
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.matching import RecordedCall, candidate_summary, diff, nearest_tool
 from corpus_tool.replay.recording import Recording, Script
@@ -181,7 +182,8 @@ def tool_divergence(
     if kind == "ToolName":
         message = f"the agent called {name}; the recording calls {recorded.tool} ({where})"
     else:
-        message = f"{name} called with other arguments than recorded ({where})"
+        changed = ", ".join(_changed(d) for d in found[:3]) + (", ..." if len(found) > 3 else "")
+        message = f"{name} called with other arguments than recorded ({where}): {changed}"
     return DivergenceError(
         Divergence(kind, step, message, expected, actual, candidate_summary(recorded), tuple(found))
     )
@@ -214,3 +216,18 @@ def _nth_call(n: int, name: str) -> str:
 
 def _number(n: int) -> str:
     return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
+
+
+def _changed(item: FieldDiff) -> str:
+    """`address "12 ELM ST" (recorded "12 Elm St")`, the way a reader names a changed value."""
+    name = item.path.removeprefix("$.arguments.").removeprefix("$.")
+    if item.actual is ABSENT:
+        return f"{name} left out (recorded {_shown(item.expected)})"
+    if item.expected is ABSENT:
+        return f"{name} {_shown(item.actual)} added"
+    return f"{name} {_shown(item.actual)} (recorded {_shown(item.expected)})"
+
+
+def _shown(value: Any) -> str:
+    text = canonical_json(value)
+    return text if len(text) <= 60 else text[:57] + "..."
