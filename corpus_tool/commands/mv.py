@@ -52,15 +52,17 @@ def plan(corpus: Corpus, old: str, new: str) -> Move:
     if old == new:
         raise UsageError(f"case {old!r} already has that id")
     source, target = corpus.case_dir(old), corpus.case_dir(new)
-    if not source.is_dir():
-        hint = f"; {target} exists: was it moved already?" if target.exists() else ""
-        raise UsageError(f"no case {old!r} at {source}{hint}")
-    edited = {name: _edited(source / name, "id", old, new, corpus) for name in CASE_FILES}
     waivers = {
         path: _edited(path, "case", old, new, corpus)
         for path in corpus.waiver_paths()
         if _names(path, old, corpus)
     }
+    if not source.is_dir():
+        if target.is_dir() and _leftover(source).exists():  # killed while removing the old one
+            return Move(old, new, source, target, {}, waivers, resuming=True)
+        hint = f"; {target} exists: was it moved already?" if target.exists() else ""
+        raise UsageError(f"no case {old!r} at {source}{hint}")
+    edited = {name: _edited(source / name, "id", old, new, corpus) for name in CASE_FILES}
     resuming = target.exists() or target.is_symlink()
     if resuming and not _is_our_copy(source, target, edited):
         raise UsageError(
@@ -78,10 +80,16 @@ def apply(move: Move) -> None:
                 (tmp / name).write_text(text, encoding="utf-8")
     for path, text in move.waivers.items():
         files.atomic_write(path, text)
-    gone = move.source.with_name(f".{move.old}.moved")
+    gone = _leftover(move.source)
+    if move.source.is_dir():
+        shutil.rmtree(gone, ignore_errors=True)
+        os.replace(move.source, gone)  # the case is gone in one step; cleaned up after
     shutil.rmtree(gone, ignore_errors=True)
-    os.replace(move.source, gone)  # the case is gone in one step; the copy is cleaned up after
-    shutil.rmtree(gone, ignore_errors=True)
+
+
+def _leftover(source: Path) -> Path:
+    """Where the old directory waits for its removal (hidden: no command lists it as a case)."""
+    return source.with_name(f".{source.name}.moved")
 
 
 def _edited(path: Path, key: str, old: str, new: str, corpus: Corpus) -> str:

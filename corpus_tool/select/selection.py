@@ -159,7 +159,8 @@ def select(
             for case_id in found:
                 specific.setdefault(case_id, []).append(reason)
             if not found:
-                silent.append(replace(reason, rule=f"{reason.rule}: {_nothing(target)}"))
+                why = _nothing(target)
+                silent.append(replace(reason, rule=f"{reason.rule}: {why}") if why else reason)
         vanished = _vanished(change, layout, cases)
         for case_id in vanished:
             gone.setdefault(case_id, []).append(
@@ -180,7 +181,7 @@ def select(
 
 
 def _nothing(target: Target) -> str:
-    """Why a rule's target holds no case of the head side."""
+    """Why a rule's target holds no case of the head side ("" when the rule names none)."""
     said = []
     if target.ids:
         said.append(f"case {', '.join(sorted(target.ids))} does not exist (any more)")
@@ -190,7 +191,7 @@ def _nothing(target: Target) -> str:
         said.append(f"no case is tagged {', '.join(sorted(target.tags))}")
     if target.id_globs:
         said.append(f"no case id matches {', '.join(target.id_globs)}")
-    return "; ".join(said) or "selects no case"
+    return "; ".join(said)
 
 
 def _vanished(change: Change, layout: Layout, cases: CaseIndex) -> set[str]:
