@@ -58,9 +58,10 @@ def sequence_diff(
     recorded = [describe(e) for e in trace.events]
     recorded.append(f"end {trace.terminal.status}")
     replayed = [describe(e) for e in events]
-    if stopped:
-        replayed.append(f"stopped by {stopped}")
-    replayed.append(f"end {terminal.status}")
+    if stopped:  # the run never reached an ending of its own
+        replayed += [f"stopped by {stopped}", "end not reached"]
+    else:
+        replayed.append(f"end {terminal.status}")
     return list(difflib.unified_diff(recorded, replayed, "recording", "replay", lineterm="", n=100))
 
 
