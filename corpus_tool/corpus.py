@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files, schema
+from corpus_tool import files, schema, yaml_lines
 from corpus_tool.errors import InputError, UsageError
 
 CONFIG_NAME = "corpus.yaml"
@@ -102,7 +102,7 @@ def load_config(root: Path) -> dict[str, Any]:
     errors = schema.errors("corpus", data)
     if errors:
         first = errors[0]
-        line = files.line_at(path.read_bytes(), tuple(first.absolute_path))
+        line = yaml_lines.line_at(path.read_bytes(), tuple(first.absolute_path))
         where = schema.json_path(first.absolute_path)
         raise InputError(f"{where}: {first.message}; see `corpus validate`", path, line)
     return data

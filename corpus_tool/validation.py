@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import completeness, files, schema
+from corpus_tool import completeness, files, schema, yaml_lines
 from corpus_tool.corpus import CONFIG_NAME, Corpus, check_case_id
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import Finding
@@ -30,10 +30,10 @@ class Document:
 
     @functools.cached_property
     def _lines(self) -> dict[tuple[str | int, ...], int]:
-        return files.yaml_lines(self.raw)
+        return yaml_lines.lines_of(self.raw)
 
     def line(self, where: tuple[str | int, ...]) -> int | None:
-        return files.line_of(self._lines, where)
+        return yaml_lines.line_of(self._lines, where)
 
 
 def load(path: Path, show: Show, root: Path | None = None) -> Document | Finding:

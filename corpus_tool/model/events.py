@@ -8,7 +8,7 @@ and writing it back changes no byte.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias
 
@@ -95,15 +95,21 @@ class ModelCallEvent(EventBase):
 
     TYPE: ClassVar[str] = "model_call"
 
-    model: str
+    model: str | None
+    """None only in a known_unknown case whose source held no model id (`missing`)."""
     request: ModelRequest
     response: ModelResponse
     usage: JSONObject | None = None
+    missing: tuple[str, ...] = ()
 
     def to_doc(self) -> dict[str, Any]:
         """The trace.yaml form."""
         out = self._head()
-        out.update(model=self.model, request=self.request.to_doc())
+        if self.model is not None:
+            out["model"] = self.model
+        if self.missing:
+            out["missing"] = list(self.missing)
+        out["request"] = self.request.to_doc()
         out["response"] = self.response.to_doc()
         if self.usage is not None:
             out["usage"] = dict(self.usage)
@@ -271,10 +277,11 @@ def event_from_doc(doc: Mapping[str, Any]) -> Event:
     if kind == "model_call":
         return ModelCallEvent(
             **common,
-            model=doc["model"],
+            model=doc.get("model"),
             request=ModelRequest.from_doc(doc["request"]),
             response=ModelResponse.from_doc(doc.get("response") or {}),
             usage=doc.get("usage"),
+            missing=tuple(doc.get("missing") or ()),
         )
     if kind == "tool_call":
         return _tool_call(doc, common)
@@ -307,3 +314,12 @@ _BUILDERS: dict[str, Any] = {
     "handoff": lambda d, c: HandoffEvent(**c, source=d.get("from"), to=d["to"]),
     "retry": lambda d, c: RetryEvent(**c, of=d["of"], attempt=d.get("attempt")),
 }
+
+
+def error_types(events: Sequence[Event]) -> list[str]:
+    """The error types of `error` events and tool errors, in order."""
+    return [
+        e.error.type
+        for e in events
+        if isinstance(e, (ErrorEvent, ToolCallEvent)) and e.error is not None
+    ]

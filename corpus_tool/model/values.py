@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Final
 
 
@@ -61,6 +62,22 @@ class ErrorInfo:
     def to_doc(self) -> dict[str, str]:
         """The trace.yaml form, `{type, message}`."""
         return {"type": self.type, "message": self.message}
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO 8601 timestamp (with `Z` accepted) as an aware or naive datetime, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        # Python 3.10's fromisoformat does not read a `Z` suffix
+        return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def parse_error(raw: Any) -> dict[str, str]:
+    """`"Type: message"`, `{type, message}` or anything else, as trace.yaml's `{type, message}`."""
+    return ErrorInfo.parse(raw).to_doc()
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,8 @@ class CaseResult:
     reason: str | None = None
     extra_failures: tuple[str, ...] = field(default_factory=tuple)
     notes: tuple[RequestNote, ...] = ()
+    trajectory: Trajectory | None = None
+    """The replayed run (the first of --repeat), for `corpus diff` and `check --diff`."""
 
     @property
     def failed_checks(self) -> list[str]:
@@ -158,6 +160,7 @@ def _judge(
         extra_failures=tuple(extra),
         reason=_reason(expected, verdict, failed),
         notes=first.notes,
+        trajectory=first.trajectory,
     )
 
 

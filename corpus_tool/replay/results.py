@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from corpus_tool import __version__, files
+from corpus_tool import files
 from corpus_tool.corpus import Corpus
 from corpus_tool.model.checks import NOT_REACHED
 from corpus_tool.model.diff import FieldDiff
+from corpus_tool.model.trace import Trajectory
 from corpus_tool.model.values import ABSENT
 from corpus_tool.replay.cases import VERDICTS, CaseResult
+from corpus_tool.version import __version__
 
 RESULTS_VERSION = 1
 LABELS = {
@@ -44,6 +46,15 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "notes": [n.as_dict() for n in result.notes],
         "error": result.error,
         "reason": result.reason,
+        **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
+    }
+
+
+def trajectory_doc(trajectory: Trajectory) -> dict[str, Any]:
+    """A replayed run in the results document: events and terminal in trace.yaml form."""
+    return {
+        "events": [e.to_doc() for e in trajectory.events],
+        "terminal": trajectory.terminal.to_doc(),
     }
 
 

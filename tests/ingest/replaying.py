@@ -20,6 +20,7 @@ def chat_agent(
     on_error: Callable[[ToolError], str] = lambda err: err.message,
     result_text: Callable[[Any], Any] = lambda value: value,
     named_results: bool = False,
+    params: dict[str, Any] | None = None,
 ) -> Callable[[dict[str, Any], Runtime], dict[str, Any]]:
     """The entrypoint of a tool-calling chat agent."""
 
@@ -30,7 +31,7 @@ def chat_agent(
             {"role": "user", "content": case_input["user_message"]},
         ]
         while True:
-            reply = rt.model(messages, model=model)
+            reply = rt.model(messages, model=model, **(params or {}))
             if not reply.tool_calls:
                 return {"status": "succeeded", "output": reply.content}
             calls = [

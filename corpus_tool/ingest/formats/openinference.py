@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest import Imported
-from corpus_tool.ingest import _common as c
 from corpus_tool.ingest.attrs import flatten
-from corpus_tool.ingest.otel_genai import runs
+from corpus_tool.ingest.imported import Imported
+from corpus_tool.ingest.otel import SpanGroups, runs
 from corpus_tool.ingest.spans import Span, SpanEvent
+from corpus_tool.ingest.values import obj, parse_time_key
 
 _ERROR = {"ERROR", "STATUS_CODE_ERROR", "StatusCode.ERROR"}
 
@@ -36,7 +36,7 @@ class OpenInferenceImporter:
         items = _items(data)
         if not items or any(_span_id(i) is None for i in items):
             raise InputError("not span JSON: every span needs context.span_id", path)
-        by_trace: dict[str, tuple[list[Span], dict[str, Any]]] = {}
+        by_trace: SpanGroups = {}
         for item in items:
             trace_id, span, resource = _span(item)
             group = by_trace.setdefault(trace_id, ([], {}))
@@ -68,14 +68,14 @@ def _hex(value: Any) -> str:
 
 
 def _span(item: dict[str, Any]) -> tuple[str, Span, dict[str, Any]]:
-    context = c.obj(item.get("context"))
+    context = obj(item.get("context"))
     trace_id = _hex(context.get("trace_id") or item.get("context.trace_id") or "")
     attrs = flatten(item.get("attributes")) if isinstance(item.get("attributes"), dict) else {}
     attrs.update(
         {k.removeprefix("attributes."): v for k, v in item.items() if k.startswith("attributes.")}
     )
     start, end = item.get("start_time"), item.get("end_time")
-    start_key, end_key = c.parse_time_key(start), c.parse_time_key(end)
+    start_key, end_key = parse_time_key(start), parse_time_key(end)
     resource = (
         (item.get("resource") or {}).get("attributes")
         if isinstance(item.get("resource"), dict)
@@ -93,16 +93,16 @@ def _span(item: dict[str, Any]) -> tuple[str, Span, dict[str, Any]]:
         events=tuple(_event(e) for e in item.get("events") or [] if isinstance(e, dict)),
         status_error=_status_error(item),
     )
-    return trace_id, span, c.obj(resource)
+    return trace_id, span, obj(resource)
 
 
 def _event(raw: dict[str, Any]) -> SpanEvent:
-    attrs = c.obj(raw.get("attributes"))
+    attrs = obj(raw.get("attributes"))
     return SpanEvent(str(raw.get("name")), raw.get("timestamp"), flatten(attrs))
 
 
 def _status_error(item: dict[str, Any]) -> str | None:
-    status = c.obj(item.get("status"))
+    status = obj(item.get("status"))
     code = status.get("status_code") or item.get("status_code")
     if str(code) not in _ERROR:
         return None

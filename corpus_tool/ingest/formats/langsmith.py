@@ -11,8 +11,20 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest import Imported
-from corpus_tool.ingest import _common as c
+from corpus_tool.ingest.body import first_user_text, last_answer, terminal_from, trace_body
+from corpus_tool.ingest.build import error_event, model_event, tool_event
+from corpus_tool.ingest.chat import message, messages, text_of, tool_message_result
+from corpus_tool.ingest.imported import Imported
+from corpus_tool.ingest.values import (
+    arguments,
+    error,
+    iso_from_epoch,
+    obj,
+    opt_id,
+    parse_time_key,
+    result_value,
+)
+from corpus_tool.model.values import ABSENT
 
 _RUN_TYPES = {"llm", "tool", "chain", "retriever", "prompt", "parser", "embedding"}
 
@@ -84,29 +96,29 @@ def _root_of(run: dict[str, Any], runs: list[dict[str, Any]]) -> Any:
 
 
 def _order(run: dict[str, Any]) -> tuple[str, float]:
-    return (str(run.get("dotted_order") or ""), c.parse_time_key(_time(run.get("start_time"))))
+    return (str(run.get("dotted_order") or ""), parse_time_key(_time(run.get("start_time"))))
 
 
 def _time(value: Any) -> str | None:
-    return c.iso_from_epoch(value) if isinstance(value, (int, float)) else value
+    return iso_from_epoch(value) if isinstance(value, (int, float)) else value
 
 
 def _imported(trace_id: str, runs: list[dict[str, Any]]) -> Imported:
     runs = sorted(runs, key=_order)
-    events = [e for e in (_event(r) for r in runs) if e is not None]
+    events = _in_order(runs)
     ids = {r.get("id") for r in runs}
     root = next((r for r in runs if r.get("parent_run_id") not in ids), runs[0])
     meta = (_extra(root).get("metadata") or {}) if isinstance(_extra(root), dict) else {}
     answer = _text_output(root.get("outputs"))
-    body = c.body(
+    body = trace_body(
         events,
         started_at=_time(root.get("start_time")),
         agent={"name": root.get("name"), "version": meta.get("revision_id")},
-        user_message=c.first_user_text(events) or _text_input(root.get("inputs")),
-        terminal=c.terminal_from(
+        user_message=first_user_text(events) or _text_input(root.get("inputs")),
+        terminal=terminal_from(
             events,
             bool(root.get("error")) or root.get("status") == "error",
-            c.last_answer(events) or answer,
+            last_answer(events) or answer,
         ),
         extra={"root": {k: v for k, v in root.items() if k not in ("inputs", "outputs")}},
     )
@@ -114,14 +126,36 @@ def _imported(trace_id: str, runs: list[dict[str, Any]]) -> Imported:
     return Imported(IMPORTER.name, body, trace_id=trace_id, session_id=session, label=trace_id)
 
 
+def _in_order(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs' events; a chain's uncaught error after everything its children did.
+
+    Runs sort by `dotted_order`, so a chain comes before its children; its error happened
+    when it ended, after the last of them, and is placed there with the chain's end time.
+    """
+    events: list[dict[str, Any]] = []
+    pending: list[tuple[str, dict[str, Any]]] = []
+    for run in runs:
+        order = str(run.get("dotted_order") or "")
+        while pending and not (order and order.startswith(pending[-1][0])):
+            events.append(pending.pop()[1])
+        event = _event(run)
+        if event is not None and event["type"] == "error":
+            event["timestamp"] = _time(run.get("end_time")) or event.get("timestamp")
+            pending.append((order or "\0", event))
+        elif event is not None:
+            events.append(event)
+    events.extend(event for _, event in reversed(pending))
+    return events
+
+
 def _extra(run: dict[str, Any]) -> dict[str, Any]:
     value = run.get("extra")
-    return c.obj(value)
+    return obj(value)
 
 
 def _where(run: dict[str, Any]) -> dict[str, Any]:
-    start = c.parse_time_key(_time(run.get("start_time")))
-    end = c.parse_time_key(_time(run.get("end_time")))
+    start = parse_time_key(_time(run.get("start_time")))
+    end = parse_time_key(_time(run.get("end_time")))
     return {
         "timestamp": _time(run.get("start_time")),
         "duration_ms": round((end - start) * 1000, 3) if end >= start > 0 else None,
@@ -136,21 +170,21 @@ def _event(run: dict[str, Any]) -> dict[str, Any] | None:
     kind = run.get("run_type")
     extra = {k: run[k] for k in _KEPT if run.get(k) not in (None, [], {})}
     if kind == "llm":
-        inputs = c.obj(run.get("inputs"))
+        inputs = obj(run.get("inputs"))
         content, calls, model = _llm_output(run.get("outputs"))
-        return c.model_event(
+        return model_event(
             model or _model(run, inputs), _llm_input(inputs), content, calls,
             error=None, extra=extra, **_where(run),
         )  # fmt: skip
     if kind == "tool":
         result, err = _tool_output(run.get("outputs"))
         err = _error(run["error"]) if run.get("error") else err
-        return c.tool_event(
+        return tool_event(
             str(run.get("name")), _tool_call_id(run), _tool_args(run.get("inputs")),
             result, error=err, extra=extra, **_where(run),
         )  # fmt: skip
     if run.get("error") and kind in _RUN_TYPES:
-        return c.error_event(_error(run["error"]), extra=extra, **_where(run))
+        return error_event(_error(run["error"]), extra=extra, **_where(run))
     return None
 
 
@@ -158,39 +192,36 @@ def _error(text: Any) -> dict[str, str]:
     """LangChain stores `repr(exc)` + the traceback: its last line is `Type: message`."""
     lines = [line for line in str(text).strip().splitlines() if line.strip()]
     if len(lines) > 1 and "Traceback (most recent call last)" in str(text):
-        return c.error(lines[-1].strip())
-    return c.error(text)
+        return error(lines[-1].strip())
+    return error(text)
 
 
 def _tool_output(outputs: Any) -> tuple[Any, dict[str, str] | None]:
     """A tool run's output; a LangChain ToolMessage yields its content (status error: an error)."""
     if not isinstance(outputs, dict):
-        return c.MISSING, None
+        return ABSENT, None
     output = outputs.get("output", outputs)
-    if isinstance(output, dict) and output.get("lc") and isinstance(output.get("kwargs"), dict):
-        output = {"type": "tool", **output["kwargs"]}
-    if isinstance(output, dict) and output.get("type") == "tool" and "content" in output:
-        if output.get("status") == "error":
-            return c.MISSING, c.error(output["content"], "ToolError")
-        return output["content"], None
-    return output, None
+    message = tool_message_result(output)
+    if message is not None:
+        return message[0], message[1]
+    return result_value(output), None
 
 
 def _model(run: dict[str, Any], inputs: dict[str, Any]) -> str | None:
     extra = _extra(run)
-    params = c.obj(extra.get("invocation_params"))
-    meta = c.obj(extra.get("metadata"))
+    params = obj(extra.get("invocation_params"))
+    meta = obj(extra.get("metadata"))
     model = params.get("model") or params.get("model_name") or meta.get("ls_model_name")
     return str(model or inputs.get("model")) if (model or inputs.get("model")) else None
 
 
 def _llm_input(inputs: dict[str, Any]) -> list[dict[str, Any]]:
-    messages = inputs.get("messages")
-    if isinstance(messages, list) and messages and isinstance(messages[0], list):
-        messages = messages[0]  # LangChain batches: one list of messages per prompt
-    if messages is None and isinstance(inputs.get("prompts"), list):
-        messages = [{"role": "user", "content": p} for p in inputs["prompts"]]
-    return c.messages(messages or [])
+    raw = inputs.get("messages")
+    if isinstance(raw, list) and raw and isinstance(raw[0], list):
+        raw = raw[0]  # LangChain batches: one list of messages per prompt
+    if raw is None and isinstance(inputs.get("prompts"), list):
+        raw = [{"role": "user", "content": p} for p in inputs["prompts"]]
+    return messages(raw or [])
 
 
 def _llm_output(outputs: Any) -> tuple[str | None, list[dict[str, Any]], str | None]:
@@ -198,27 +229,27 @@ def _llm_output(outputs: Any) -> tuple[str | None, list[dict[str, Any]], str | N
     if not isinstance(outputs, dict):
         return None, [], None
     if isinstance(outputs.get("choices"), list) and outputs["choices"]:
-        msg = c.message(outputs["choices"][0].get("message") or {})
-        return c.text_of(msg.get("content")), msg.get("tool_calls") or [], outputs.get("model")
+        msg = message(outputs["choices"][0].get("message") or {})
+        return text_of(msg.get("content")), msg.get("tool_calls") or [], outputs.get("model")
     generations = outputs.get("generations")
     if isinstance(generations, list) and generations:
         first = generations[0][0] if isinstance(generations[0], list) else generations[0]
-        msg = c.message(first.get("message") or {"role": "assistant", "content": first.get("text")})
+        msg = message(first.get("message") or {"role": "assistant", "content": first.get("text")})
         meta = (first.get("message") or {}).get("kwargs", {}).get("response_metadata", {})
-        return c.text_of(msg.get("content")), msg.get("tool_calls") or [], meta.get("model_name")
+        return text_of(msg.get("content")), msg.get("tool_calls") or [], meta.get("model_name")
     return None, [], None
 
 
 def _tool_args(inputs: Any) -> dict[str, Any]:
     if isinstance(inputs, dict) and set(inputs) == {"input"}:
-        return c.arguments(inputs["input"])
-    return c.arguments(inputs)
+        return arguments(inputs["input"])
+    return arguments(inputs)
 
 
 def _tool_call_id(run: dict[str, Any]) -> str | None:
     extra = _extra(run)
-    meta = c.obj(extra.get("metadata"))
-    return c.opt_id(extra.get("tool_call_id") or meta.get("tool_call_id"))
+    meta = obj(extra.get("metadata"))
+    return opt_id(extra.get("tool_call_id") or meta.get("tool_call_id"))
 
 
 def _text_input(inputs: Any) -> str | None:

@@ -14,8 +14,19 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest import Imported
-from corpus_tool.ingest import _common as c
+from corpus_tool.ingest.body import first_user_text, terminal_from, trace_body
+from corpus_tool.ingest.build import error_event, handoff_event, model_event, tool_event
+from corpus_tool.ingest.chat import messages, text_of
+from corpus_tool.ingest.imported import Imported
+from corpus_tool.ingest.values import (
+    arguments,
+    error,
+    error_type_in,
+    obj,
+    parse_time_key,
+    result_value,
+)
+from corpus_tool.model.values import ABSENT
 
 
 class OpenAIAgentsImporter:
@@ -69,18 +80,19 @@ def _run(trace_id: str, spans: list[dict[str, Any]], trace: dict[str, Any]) -> I
             events.append(made)
         elif span["span_data"].get("type") != "agent":
             kept.append(span)
-    events = _handoff_answers(events)
+    events = _responses_calls(_handoff_answers(events))
     events.extend(_agent_errors(spans, events))
     first_agent = next(iter(agents.values()), None)
-    body = c.body(
+    body = trace_body(
         events,
         started_at=str(spans[0].get("started_at"))
         if spans and spans[0].get("started_at")
         else None,
         agent={"name": first_agent or trace.get("workflow_name")},
-        user_message=c.first_user_text(events),
-        terminal=c.terminal_from(events, any(e["type"] == "error" for e in events)),
+        user_message=first_user_text(events),
+        terminal=terminal_from(events, any(e["type"] == "error" for e in events)),
         extra={"trace": trace, "spans": kept, "agents": _agent_facts(spans)},
+        offered=sorted({str(t) for a in _agent_facts(spans) for t in a.get("tools") or []}),
     )
     group = trace.get("group_id")
     return Imported(IMPORTER.name, body, trace_id=trace_id, session_id=group, label=trace_id)
@@ -99,7 +111,7 @@ def _node(span: dict[str, Any], spans: list[dict[str, Any]], agents: dict[Any, A
 
 
 def _where(span: dict[str, Any], node: str | None) -> dict[str, Any]:
-    start, end = c.parse_time_key(span.get("started_at")), c.parse_time_key(span.get("ended_at"))
+    start, end = parse_time_key(span.get("started_at")), parse_time_key(span.get("ended_at"))
     return {
         "node": node,
         "timestamp": span.get("started_at"),
@@ -117,30 +129,30 @@ def _event(span: dict[str, Any], node: str | None) -> dict[str, Any] | None:
         output = data.get("output") or []
         content, calls = _generation_output(output)
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
-        config = c.obj(data.get("model_config"))
+        config = obj(data.get("model_config"))
         # base_url says where the call went, not what was asked: extra, not a request parameter
         params = {k: v for k, v in config.items() if v is not None and k not in _NOT_PARAMS}
         extra.update({k: config[k] for k in _NOT_PARAMS if config.get(k) and k != "temperature"})
-        return c.model_event(
-            data.get("model"), c.messages(data.get("input") or []), content, calls,
+        return model_event(
+            data.get("model"), messages(data.get("input") or []), content, calls,
             temperature=config.get("temperature"), params=params or None, usage=usage,
             extra=extra, **where,
         )  # fmt: skip
     if kind == "response":
         extra["response_id"] = data.get("response_id")
-        return c.model_event(None, [], None, [], usage=data.get("usage"), extra=extra, **where)
+        return model_event(None, [], None, [], usage=data.get("usage"), extra=extra, **where)
     if kind == "function":
-        err = _tool_error(span.get("error"))
-        result = data.get("output")  # the SDK exports str(output): kept as the model saw it
+        shown = data.get("output")  # the SDK exports str(output): a dict as its Python repr
+        err = _tool_error(span.get("error"), shown)
         extra["mcp_data"] = data.get("mcp_data")
         if err is not None:  # what the model was shown instead of a result
-            extra["output"] = result
-        return c.tool_event(
-            str(data.get("name")), None, c.arguments(data.get("input")), result,
+            extra["output"] = shown
+        return tool_event(
+            str(data.get("name")), None, arguments(data.get("input")), result_value(shown),
             error=err, extra=extra, **where,
         )  # fmt: skip
     if kind == "handoff" and data.get("to_agent"):
-        return c.handoff_event(data.get("from_agent"), str(data["to_agent"]), extra=extra, **where)
+        return handoff_event(data.get("from_agent"), str(data["to_agent"]), extra=extra, **where)
     return None
 
 
@@ -161,7 +173,7 @@ def _handoff_answers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 result = _shown_result(events[i + 1 :], call["id"])
                 where = {k: event.get(k) for k in ("node", "timestamp", "parent")}
                 out.append(
-                    c.tool_event(
+                    tool_event(
                         call["name"],
                         call["id"],
                         call["arguments"],
@@ -172,6 +184,29 @@ def _handoff_answers(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 )
         out.append(event)
     return out
+
+
+def _responses_calls(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a Responses-API model call asked for, from the function spans that ran after it.
+
+    Response spans export only a response id. The SDK runs a function tool only when the
+    model's response asked for it, with the arguments the model gave, before it asks the
+    model again: so the tool calls up to the next model call are that response's calls
+    (their call ids are not exported). The event says it was inferred.
+    """
+    for i, event in enumerate(events):
+        if event["type"] != "model_call" or "response_id" not in (event.get("extra") or {}):
+            continue
+        ran = []
+        for later in events[i + 1 :]:
+            if later["type"] == "model_call":
+                break
+            if later["type"] == "tool_call":
+                ran.append({"id": None, "name": later["tool"], "arguments": later["arguments"]})
+        if ran:
+            event["response"]["tool_calls"] = ran
+            event["extra"]["tool_calls_from"] = "the function spans that followed"
+    return events
 
 
 def _open_call(events: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -188,24 +223,33 @@ def _shown_result(later: list[dict[str, Any]], call_id: str) -> Any:
             continue
         for msg in event["request"]["messages"]:
             if msg.get("role") == "tool" and msg.get("tool_call_id") == call_id:
-                return msg.get("content")
-    return c.MISSING
+                return result_value(msg.get("content"))
+    return ABSENT
 
 
 def _generation_output(output: Any) -> tuple[str | None, list[dict[str, Any]]]:
-    messages = c.messages(output)
-    texts = [t for t in (c.text_of(m.get("content")) for m in messages) if t]
-    calls = [call for m in messages for call in m.get("tool_calls") or []]
+    said = messages(output)
+    texts = [t for t in (text_of(m.get("content")) for m in said) if t]
+    calls = [call for m in said for call in m.get("tool_calls") or []]
     return ("".join(texts) if texts else None), calls
 
 
-def _tool_error(raw: Any) -> dict[str, str] | None:
-    """`{message, data}`: the SDK puts the tool's own exception text in `data.error`."""
+def _tool_error(raw: Any, shown: Any = None) -> dict[str, str] | None:
+    """`{message, data}`: the SDK puts the tool's own exception text in `data.error`.
+
+    The exception's type is not in the error data; a `failure_error_function` that writes it
+    into the text the model is shown (`Tool failed: TimeoutError: refund_check_timeout`)
+    gives it back.
+    """
     if not isinstance(raw, dict):
         return None
-    data = c.obj(raw.get("data"))
+    data = obj(raw.get("data"))
     detail = data.get("error")
-    return c.error(detail if detail else raw.get("message") or "", "ToolError")
+    err = error(detail if detail else raw.get("message") or "", "ToolError")
+    named = error_type_in(shown, err["message"]) if err["type"] == "ToolError" else None
+    if named is not None and named != "Error":
+        err["type"] = named
+    return err
 
 
 def _agent_errors(
@@ -221,7 +265,7 @@ def _agent_errors(
         if err is not None and err not in seen:
             seen.append(err)
             where = {**_where(span, data.get("name")), "timestamp": span.get("ended_at")}
-            out.append(c.error_event(err, **where, extra={"span_id": span.get("id")}))
+            out.append(error_event(err, **where, extra={"span_id": span.get("id")}))
     return out
 
 

@@ -11,14 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest import Imported
-from corpus_tool.ingest import _common as c
 from corpus_tool.ingest.attrs import key_values
-from corpus_tool.ingest.genai_attrs import GenAI, Vertex
-from corpus_tool.ingest.oi_attrs import OpenInference
-from corpus_tool.ingest.spans import Convention, Run, Span, SpanEvent, to_body
+from corpus_tool.ingest.imported import Imported
+from corpus_tool.ingest.otel import SpanGroups, runs
+from corpus_tool.ingest.spans import Span, SpanEvent
+from corpus_tool.ingest.values import iso_from_epoch, iso_from_ns
 
-CONVENTIONS: tuple[Convention, ...] = (OpenInference(), GenAI(), Vertex())
 _ERROR_CODES = {2, "2", "STATUS_CODE_ERROR", "ERROR"}
 
 
@@ -50,31 +48,10 @@ class OtelGenAIImporter:
 IMPORTER = OtelGenAIImporter()
 
 
-def runs(
-    by_trace: dict[str, tuple[list[Span], dict[str, Any]]], fmt: str, path: Path
-) -> list[Imported]:
-    """One Imported per trace id; a file without a span that maps to an event is refused."""
-    out = []
-    for trace_id, (spans, resource) in by_trace.items():
-        agent = {"name": resource.get("service.name"), "version": resource.get("service.version")}
-        extra = {"resource": resource} if resource else {}
-        body = to_body(spans, CONVENTIONS, Run(trace_id, agent, extra))
-        if body["events"]:
-            out.append(Imported(fmt, body, trace_id=trace_id, label=trace_id))
-    if not out:
-        names = sorted({s.name for spans, _ in by_trace.values() for s in spans})[:8]
-        raise InputError(
-            "no GenAI spans (model calls or tool executions) in this trace export; "
-            f"span names seen: {', '.join(names) or 'none'}",
-            path,
-        )
-    return out
-
-
-def otlp_spans(data: dict[str, Any], path: Path) -> dict[str, tuple[list[Span], dict[str, Any]]]:
+def otlp_spans(data: dict[str, Any], path: Path) -> SpanGroups:
     """Spans of OTLP/JSON (current or legacy field names), grouped by trace id."""
     logs = _log_events(data.get("resourceLogs") or [])
-    out: dict[str, tuple[list[Span], dict[str, Any]]] = {}
+    out: SpanGroups = {}
     for rs in data.get("resourceSpans") or data.get("batches") or []:
         if not isinstance(rs, dict):
             raise InputError("resourceSpans entries must be objects", path)
@@ -96,7 +73,7 @@ def _otlp_span(raw: dict[str, Any], logged: list[SpanEvent]) -> Span:
     events = tuple(
         SpanEvent(
             str(e.get("name")),
-            c.iso_from_ns(e.get("timeUnixNano")),
+            iso_from_ns(e.get("timeUnixNano")),
             key_values(e.get("attributes")),
         )
         for e in raw.get("events") or []
@@ -105,8 +82,8 @@ def _otlp_span(raw: dict[str, Any], logged: list[SpanEvent]) -> Span:
         span_id=str(raw.get("spanId")),
         parent_id=str(raw["parentSpanId"]) if raw.get("parentSpanId") else None,
         name=str(raw.get("name") or ""),
-        start=c.iso_from_ns(start),
-        end=c.iso_from_ns(end),
+        start=iso_from_ns(start),
+        end=iso_from_ns(end),
         start_key=start / 1e9,
         duration_ms=(end - start) / 1e6 if end >= start > 0 else None,
         attributes=key_values(raw.get("attributes")),
@@ -132,18 +109,16 @@ def _log_events(resource_logs: list[Any]) -> dict[str, list[SpanEvent]]:
                 body = key_values(
                     ((record.get("body") or {}).get("kvlistValue") or {}).get("values")
                 )
-                when = c.iso_from_ns(
-                    record.get("timeUnixNano") or record.get("observedTimeUnixNano")
-                )
+                when = iso_from_ns(record.get("timeUnixNano") or record.get("observedTimeUnixNano"))
                 out.setdefault(str(record["spanId"]), []).append(
                     SpanEvent(str(name), when, {**attrs, **body})
                 )
     return out
 
 
-def jaeger_spans(traces: list[Any]) -> dict[str, tuple[list[Span], dict[str, Any]]]:
+def jaeger_spans(traces: list[Any]) -> SpanGroups:
     """Spans of Jaeger query-API JSON, grouped by trace id."""
-    out: dict[str, tuple[list[Span], dict[str, Any]]] = {}
+    out: SpanGroups = {}
     for trace in traces:
         if not isinstance(trace, dict):
             continue
@@ -171,16 +146,14 @@ def _jaeger_span(raw: dict[str, Any]) -> Span:
     for log in raw.get("logs") or []:
         fields = _tags(log.get("fields"))
         events.append(
-            SpanEvent(
-                str(fields.pop("event", "log")), c.iso_from_epoch(log.get("timestamp")), fields
-            )
+            SpanEvent(str(fields.pop("event", "log")), iso_from_epoch(log.get("timestamp")), fields)
         )
     return Span(
         span_id=str(raw.get("spanID")),
         parent_id=str(parent) if parent else None,
         name=str(raw.get("operationName") or ""),
-        start=c.iso_from_epoch(start),
-        end=c.iso_from_epoch(start + duration) if start else None,
+        start=iso_from_epoch(start),
+        end=iso_from_epoch(start + duration) if start else None,
         start_key=start / 1e6,
         duration_ms=duration / 1e3 if duration else None,
         attributes={k: v for k, v in tags.items() if k not in ("error", "otel.status_code")},

@@ -1,4 +1,4 @@
-"""Assembling trace.yaml documents from imported runs: ids, slices, the source block."""
+"""Assembling a new case's trace.yaml document from an imported run: id, slice, source block."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import UsageError
-from corpus_tool.ingest import Imported
+from corpus_tool.ingest.imported import Imported
 
 SCHEMA_VERSION = 1
 

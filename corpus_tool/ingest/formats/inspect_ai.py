@@ -15,8 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest import Imported, transcript
-from corpus_tool.ingest import _common as c
+from corpus_tool.ingest import transcript
+from corpus_tool.ingest.body import last_answer, terminal_from, trace_body
+from corpus_tool.ingest.build import error_event, model_event, tool_event
+from corpus_tool.ingest.chat import message, messages, text_of
+from corpus_tool.ingest.imported import Imported
+from corpus_tool.ingest.values import arguments, error, obj, opt_id, result_value
 
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024
@@ -112,19 +116,19 @@ def _run(sample: dict[str, Any], header: dict[str, Any]) -> Imported:
         events = [e for e in (_event(r) for r in raw_events) if e is not None]
     else:
         events = transcript.events(sample.get("messages") or [], lambda _m: model, _message_error)
-    error = sample.get("error")
-    if error:
+    failure = sample.get("error")
+    if failure:
         events.append(
-            c.error_event(c.error(error.get("message") if isinstance(error, dict) else error))
+            error_event(error(failure.get("message") if isinstance(failure, dict) else failure))
         )
     first = raw_events[0].get("timestamp") if raw_events else None
     sample_id, epoch = str(sample.get("id")), sample.get("epoch", 1)
-    body = c.body(
+    body = trace_body(
         events,
         started_at=first or header.get("created"),
         agent={"name": header.get("task"), "version": _version(header)},
         user_message=_input_text(sample.get("input")),
-        terminal=c.terminal_from(events, bool(error), _output(sample) or c.last_answer(events)),
+        terminal=terminal_from(events, bool(failure), _output(sample) or last_answer(events)),
         extra={
             "scores": sample.get("scores"),
             "target": sample.get("target"),
@@ -138,7 +142,7 @@ def _run(sample: dict[str, Any], header: dict[str, Any]) -> Imported:
 
 
 def _version(header: dict[str, Any]) -> str | None:
-    revision = c.obj(header.get("revision"))
+    revision = obj(header.get("revision"))
     if revision.get("commit"):
         return str(revision["commit"])
     version = header.get("task_version")
@@ -148,25 +152,23 @@ def _version(header: dict[str, Any]) -> str | None:
 def _event(raw: dict[str, Any]) -> dict[str, Any] | None:
     where = {"timestamp": raw.get("timestamp"), "extra": {"span_id": raw.get("span_id")}}
     if raw["event"] == "model":
-        output = c.obj(raw.get("output"))
+        output = obj(raw.get("output"))
         choices = output.get("choices") or [{}]
-        msg = c.message(choices[0].get("message") or {})
-        return c.model_event(
-            raw.get("model"), c.messages(raw.get("input") or []), c.text_of(msg.get("content")),
+        msg = message(choices[0].get("message") or {})
+        return model_event(
+            raw.get("model"), messages(raw.get("input") or []), text_of(msg.get("content")),
             msg.get("tool_calls") or [], usage=output.get("usage"),
             finish_reason=choices[0].get("stop_reason"), **where,
         )  # fmt: skip
     if raw["event"] == "tool":
         err = raw.get("error")
-        return c.tool_event(
-            str(raw.get("function")), c.opt_id(raw.get("id")), c.arguments(raw.get("arguments")),
-            raw.get("result"), error=_tool_error(err) if err else None, **where,
+        return tool_event(
+            str(raw.get("function")), opt_id(raw.get("id")), arguments(raw.get("arguments")),
+            result_value(raw.get("result")), error=_tool_error(err) if err else None, **where,
         )  # fmt: skip
     if raw["event"] == "error" and raw.get("error"):
-        return c.error_event(
-            c.error(
-                raw["error"].get("message") if isinstance(raw["error"], dict) else raw["error"]
-            ),
+        return error_event(
+            error(raw["error"].get("message") if isinstance(raw["error"], dict) else raw["error"]),
             **where,
         )
     return None
@@ -178,7 +180,7 @@ def _tool_error(err: Any) -> dict[str, str]:
             "type": str(err.get("type") or "ToolError"),
             "message": str(err.get("message") or ""),
         }
-    return c.error(err, "ToolError")
+    return error(err, "ToolError")
 
 
 def _message_error(msg: dict[str, Any]) -> dict[str, str] | None:
@@ -189,13 +191,13 @@ def _message_error(msg: dict[str, Any]) -> dict[str, str] | None:
 def _input_text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
-    messages = c.messages(value) if isinstance(value, list) else []
-    return next((c.text_of(m.get("content")) for m in messages if m.get("role") == "user"), None)
+    history = messages(value) if isinstance(value, list) else []
+    return next((text_of(m.get("content")) for m in history if m.get("role") == "user"), None)
 
 
 def _output(sample: dict[str, Any]) -> str | None:
-    output = c.obj(sample.get("output"))
+    output = obj(sample.get("output"))
     choices = output.get("choices") or []
     if choices and isinstance(choices[0], dict):
-        return c.text_of((choices[0].get("message") or {}).get("content"))
+        return text_of((choices[0].get("message") or {}).get("content"))
     return None

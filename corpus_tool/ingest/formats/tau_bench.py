@@ -16,8 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest import Imported, transcript
-from corpus_tool.ingest import _common as c
+from corpus_tool.ingest import transcript
+from corpus_tool.ingest.body import last_answer, trace_body
+from corpus_tool.ingest.build import error_event
+from corpus_tool.ingest.chat import message, text_of
+from corpus_tool.ingest.imported import Imported
+from corpus_tool.ingest.values import error, obj
 
 _RUN_NAME = re.compile(
     r"^(?P<strategy>tool-calling|act|react|few-shot)-(?P<model>.+?)-(?P<temp>\d+(?:\.\d+)?)_range_"
@@ -64,13 +68,13 @@ class TauBenchImporter:
 
     def _run(self, run: dict[str, Any], strategy: str | None, model: str | None) -> Imported:
         traj = [m for m in run.get("traj") or [] if isinstance(m, dict)]
-        info = c.obj(run.get("info"))
+        info = obj(run.get("info"))
         events = transcript.events(traj, lambda _m: model)
         if info.get("error"):
-            events.append(c.error_event(_crash(info), stack=info.get("traceback")))
+            events.append(error_event(_crash(info), stack=info.get("traceback")))
         system = next((m.get("content") for m in traj if m.get("role") == "system"), None)
         task_id, trial = str(run.get("task_id")), run.get("trial", 0)
-        body = c.body(
+        body = trace_body(
             events,
             started_at=policy_time(system),
             agent={"name": f"tau-bench-{strategy or 'agent'}"},
@@ -94,14 +98,14 @@ def _from_name(path: Path) -> tuple[str | None, str | None]:
 def _crash(info: dict[str, Any]) -> dict[str, str]:
     """The exception that ended the run: the traceback's last line names its type."""
     last = str(info.get("traceback") or "").strip().splitlines()[-1:] or [""]
-    parsed = c.error(last[0])
+    parsed = error(last[0])
     if parsed["type"] == "Error":
-        return c.error(str(info["error"]))
+        return error(str(info["error"]))
     return parsed
 
 
 def _first_user(traj: list[dict[str, Any]]) -> str | None:
-    return next((c.text_of(m.get("content")) for m in traj if m.get("role") == "user"), None)
+    return next((text_of(m.get("content")) for m in traj if m.get("role") == "user"), None)
 
 
 def _terminal(
@@ -110,7 +114,7 @@ def _terminal(
     last_user: dict[str, Any] = next((m for m in reversed(traj) if m.get("role") == "user"), {})
     text = str(last_user.get("content") or "")
     status = next((s for mark, s in _ENDINGS.items() if mark in text), "unknown")
-    return {"status": "failed" if crashed else status, "output": c.last_answer(events)}
+    return {"status": "failed" if crashed else status, "output": last_answer(events)}
 
 
 class Tau2BenchImporter:
@@ -128,19 +132,19 @@ class Tau2BenchImporter:
     def load(self, data: Any, path: Path) -> list[Imported]:
         if not self.sniff(data, path):
             raise InputError("not tau2-bench results: expected {simulations: [...]}", path)
-        info = c.obj(data.get("info"))
+        info = obj(data.get("info"))
         sims = data.get("simulations") or [data["simulation_run"]]
         return [self._run(s, info) for s in sims if isinstance(s, dict)]
 
     def _run(self, sim: dict[str, Any], info: dict[str, Any]) -> Imported:
-        agent_info = c.obj(info.get("agent_info"))
+        agent_info = obj(info.get("agent_info"))
         model = agent_info.get("llm")
         messages = [m for m in sim.get("messages") or [] if isinstance(m, dict)]
         greeting, rest = _split_greeting(messages)
         events = transcript.events(
             rest, lambda m: _model(m, model), _tau2_error, _tau2_extra, opening=greeting
         )
-        env = c.obj(info.get("environment_info"))
+        env = obj(info.get("environment_info"))
         task_id, trial = str(sim.get("task_id")), sim.get("trial", 0)
         kept = (
             "reward_info",
@@ -151,7 +155,7 @@ class Tau2BenchImporter:
             "seed",
             "id",
         )
-        body = c.body(
+        body = trace_body(
             events,
             started_at=sim.get("start_time")
             or sim.get("timestamp")
@@ -174,19 +178,19 @@ class Tau2BenchImporter:
 def _split_greeting(messages: list[dict[str, Any]]) -> tuple[list[Any], list[dict[str, Any]]]:
     """tau2's orchestrator opens with a fixed assistant greeting: conversation, not a model call."""
     if messages and messages[0].get("role") == "assistant" and not messages[0].get("tool_calls"):
-        return [c.message(messages[0])], messages[1:]
+        return [message(messages[0])], messages[1:]
     return [], messages
 
 
 def _model(msg: dict[str, Any], default: Any) -> str | None:
-    raw = c.obj(msg.get("raw_data"))
+    raw = obj(msg.get("raw_data"))
     return str(raw.get("model") or default) if (raw.get("model") or default) else None
 
 
 def _tau2_error(msg: dict[str, Any]) -> dict[str, str] | None:
     if msg.get("error") is True:
         text = str(msg.get("content") or "")
-        return c.error(text.removeprefix("Error:").strip(), "ToolError")
+        return error(text.removeprefix("Error:").strip(), "ToolError")
     return transcript.error_prefix(msg)
 
 
@@ -206,7 +210,7 @@ def _tau2_terminal(sim: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
         "user_error": "failed",
         "transfer": "needs_human",
     }.get(reason.split(".")[-1].lower(), "unknown")
-    return {"status": status, "output": c.last_answer(events)}
+    return {"status": status, "output": last_answer(events)}
 
 
 TAU_BENCH = TauBenchImporter()

@@ -1,4 +1,7 @@
-"""The native incident format (DESIGN.md): camelCase JSON, a flat event list ordered by seq."""
+"""The native incident format: camelCase JSON, a flat event list ordered by seq.
+
+README.md, "The native incident format", describes it.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.events import parse_error
-from corpus_tool.ingest import Imported
-from corpus_tool.ingest._common import models_of
+from corpus_tool.ingest.body import models_of
+from corpus_tool.ingest.imported import Imported
+from corpus_tool.model.values import parse_error
 
 EVENT_TYPES = (
     "llm_request",

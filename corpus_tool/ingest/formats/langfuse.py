@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest import Imported
-from corpus_tool.ingest import _common as c
 from corpus_tool.ingest.attrs import flatten
+from corpus_tool.ingest.chat import messages, responses_output, tool_message_result
 from corpus_tool.ingest.genai_attrs import gemini_message, output_messages
-from corpus_tool.ingest.otel_genai import CONVENTIONS
+from corpus_tool.ingest.imported import Imported
+from corpus_tool.ingest.otel import CONVENTIONS
 from corpus_tool.ingest.spans import Facts, Run, Span, to_body
+from corpus_tool.ingest.values import obj, parse_time_key, result_value
+from corpus_tool.model.values import ABSENT
 
 _MAPPED = {
     "id", "traceId", "parentObservationId", "name", "type", "startTime", "endTime",
@@ -76,12 +78,12 @@ def _str(value: Any) -> str | None:
 
 
 def _span(obs: dict[str, Any]) -> Span:
-    meta = c.obj(obs.get("metadata"))
+    meta = obj(obs.get("metadata"))
     attrs = flatten(meta.get("attributes")) if isinstance(meta.get("attributes"), dict) else {}
     more = {k: v for k, v in obs.items() if k not in _MAPPED | _NOISE and v not in (None, {}, [])}
     more.update({f"metadata.{k}": v for k, v in meta.items() if k != "attributes"})
-    start = c.parse_time_key(obs.get("startTime"))
-    end = c.parse_time_key(obs.get("endTime"))
+    start = parse_time_key(obs.get("startTime"))
+    end = parse_time_key(obs.get("endTime"))
     return Span(
         span_id=str(obs.get("id")),
         parent_id=_str(obs.get("parentObservationId")),
@@ -143,21 +145,31 @@ class Observation:
                 "params": params if isinstance(params, dict) and params else None,
             }
         if kind == "tool":
-            result = io.get("output", c.MISSING)
-            return {"tool": _tool_name(span.name), "arguments": io.get("input"), "result": result}
+            return _tool(span)
         return {"agent": span.name, "input": io.get("input"), "output": io.get("output")}
+
+
+def _tool(span: Span) -> Facts:
+    """A tool observation; LangChain callbacks log the whole ToolMessage as its output."""
+    output = span.io.get("output", ABSENT)
+    facts: Facts = {"tool": _tool_name(span.name), "arguments": span.io.get("input")}
+    facts["result"] = result_value(output) if output is not ABSENT else ABSENT
+    message = tool_message_result(output)
+    if message is not None:
+        facts["result"], facts["error"], facts["call_id"] = message
+    return facts
 
 
 def _input(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, dict) and isinstance(value.get("contents"), list):  # a Gemini request
         return [gemini_message(m) for m in value["contents"]]
-    return c.messages(value)
+    return messages(value)
 
 
 def _output(value: Any) -> tuple[str | None, list[dict[str, Any]]]:
     """A generation's output in any shape the SDKs log: Responses object, message(s), Gemini."""
     if isinstance(value, dict) and isinstance(value.get("output"), list):
-        return c.responses_output(value["output"])
+        return responses_output(value["output"])
     if isinstance(value, dict) and isinstance(value.get("content"), dict):
         msg = gemini_message(value["content"])
         return msg.get("content"), msg.get("tool_calls") or []
