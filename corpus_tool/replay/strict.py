@@ -75,7 +75,7 @@ class StrictSource(Source):
         if step is not None:
             self._note(compared.one_sided, step)
         found = list(compared.diff)
-        if model is not None and model != recorded.model:
+        if model is not None and recorded.model is not None and model != recorded.model:
             found.insert(0, FieldDiff("$.model", recorded.model, model))
         return found
 
