@@ -37,7 +37,12 @@ def replay(corpus: Corpus, options: ReplayOptions, out: TextIO) -> int:
     """Replay and grade the selected cases; 0 when none fails, 1 otherwise."""
     results = execute(corpus, select(corpus, options.run), options, out)
     finish(corpus, results, options, out, "replay")
-    return 1 if any(r.counts_as_failure for r in results) else 0
+    return exit_code(results)
+
+
+def exit_code(results: Sequence[CaseResult]) -> int:
+    """1 when a case did not pass, and when no case got a verdict at all (nothing proven)."""
+    return 1 if not results or any(r.counts_as_failure for r in results) else 0
 
 
 def execute(
@@ -84,7 +89,7 @@ def finish(
         return
     for result in sorted(results, key=lambda r: r.case):
         details = report.detail_lines(result, options.verbose)
-        if details and (result.verdict == "failed" or options.verbose):
+        if details and (result.counts_as_failure or options.verbose):
             out.write(f"\n{result.case}:\n" + "".join(f"  {line}\n" for line in details))
             if options.diff and result.verdict == "failed":
                 lines = recording_diff(corpus, result, valid)
@@ -96,6 +101,8 @@ def finish(
         f"{counts['error']} error, {counts['known_unknown']} known_unknown, "
         f"{counts['skipped']} skipped\n"
     )
+    if not results:
+        out.write("no case was replayed; a run without verdicts is not a pass\n")
     noted = sum(1 for r in results if r.notes)
     if noted and not options.verbose:
         out.write(

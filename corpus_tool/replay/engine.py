@@ -88,7 +88,7 @@ def replay(agent: Agent, spec: CaseSpec) -> Replay:
     if divergence is None and rt.divergences:
         divergence = rt.divergences[0]
     events = tuple(rt.events)
-    cut = _cut(spec, source, events, divergence) if divergence is not None else None
+    cut = cut_short(spec, events, divergence)
     unused = tuple(source.unused())
     if divergence is None and spec.mode == "strict":
         divergence = _unused(unused, len(rt.events) + 1) or _ending(spec, rt.events, terminal)
@@ -97,16 +97,19 @@ def replay(agent: Agent, spec: CaseSpec) -> Replay:
     return Replay(events, terminal, divergence, unused, tuple(diff), source.notes(), cut)
 
 
-def _cut(
-    spec: CaseSpec, source: StrictSource | LenientSource, events: Sequence[Event], at: Divergence
-) -> CutShort:
-    """What the recording could still answer after the divergence that stopped the run.
+def cut_short(spec: CaseSpec, events: Sequence[Event], at: Divergence | None) -> CutShort | None:
+    """What the recording could still answer after the divergence that stopped the run (None
+    when none stopped it).
 
     Strict: each recorded call answers once, so a tool has its recorded calls less the run's
     (the stopped call included); lenient answers a recorded read again; stubs answer any call.
+    Computed from the case's own files and the run's events, so the grading process can work it
+    out itself for a run a worker sent.
     """
+    if at is None or not at.stopped:
+        return None
     made = Counter(e.tool for e in events if isinstance(e, ToolCallEvent))
-    recorded = source.recording.tools
+    recorded = spec.trace.tool_calls
     left: dict[str, int | None] = {}
     for tool, count in Counter(c.tool for c in recorded).items():
         left[tool] = max(0, count - made[tool]) if spec.mode == "strict" else None

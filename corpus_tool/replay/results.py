@@ -46,6 +46,8 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "notes": [n.as_dict() for n in result.notes],
         "error": result.error,
         "reason": result.reason,
+        "output": result.output,
+        "stack": list(result.stack),
         **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
     }
 
@@ -121,6 +123,8 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
         ElementTree.SubElement(case, "error", message=result.error or "error").text = body
     elif result.verdict in ("known_unknown", "skipped"):
         ElementTree.SubElement(case, "skipped", message=result.reason or result.verdict)
+    if result.output and result.counts_as_failure:
+        ElementTree.SubElement(case, "system-out").text = result.output
 
 
 def headline(result: CaseResult) -> str:
@@ -132,7 +136,9 @@ def headline(result: CaseResult) -> str:
         return f"{label}  ({result.reason})"
     why = reason(result)
     extra = "  (known_unknown: never counted)" if result.verdict == "known_unknown" else ""
-    return f"{label}  [{result.mode}] {result.duration_ms:.0f} ms{'  ' + why if why else ''}{extra}"
+    # no timing here: the text report of an unchanged corpus is the same on every run, with
+    # any number of workers (durations are in --results and the JUnit file)
+    return f"{label}  [{result.mode}]{'  ' + why if why else ''}{extra}"
 
 
 def reason(result: CaseResult) -> str:
@@ -154,17 +160,24 @@ def reason(result: CaseResult) -> str:
 
 
 def detail_lines(result: CaseResult, verbose: bool = False) -> list[str]:
-    """What a reader needs to see why a case failed: the divergence first, the checks the run
-    contradicted, the checks it never reached, the sequence diff; with `verbose`, the notes."""
-    lines: list[str] = []
-    if result.verdict in ("failed", "known_unknown") and result.failed_checks:
-        lines = _failure_lines(result, verbose)
+    """What a reader needs to see why a case failed or erred: the divergence first, the checks
+    the run contradicted, the checks it never reached, the sequence diff, where a stopped worker
+    was stuck, and what the agent printed; with `verbose`, the case's notes."""
+    lines = _failure_lines(result, verbose)
+    if result.verdict == "error" and result.stack:
+        lines.append("where the worker was stuck (main thread, innermost call first):")
+        lines.extend(f"  {line.strip()}" for line in result.stack)
+    if result.output and (lines or result.verdict == "error"):
+        lines.append("captured output of the agent:")
+        lines.extend(f"  {line}" for line in result.output.splitlines())
     if verbose:
         lines.extend(f"note: {note.text()}" for note in result.notes)
     return lines
 
 
 def _failure_lines(result: CaseResult, verbose: bool) -> list[str]:
+    if result.verdict not in ("failed", "known_unknown") or not result.failed_checks:
+        return []
     lines: list[str] = []
     d = result.divergence
     if d is not None:

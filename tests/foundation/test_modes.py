@@ -26,9 +26,10 @@ def _corpus(mask: int, cwd: Path, *args: str | Path) -> None:
     assert done.returncode in (0, 1), done.stderr
 
 
-def _with_agent(corpus: Path) -> None:
-    """An entrypoint (any answer will do: the results file is written either way)."""
-    (corpus / "stub_agent.py").write_text(
+def _with_agent(corpus: Path, root: Path) -> None:
+    """An entrypoint in `root`, where replay imports it from (any answer will do: the results
+    file is written either way)."""
+    (root / "stub_agent.py").write_text(
         "def run(case_input, rt):\n    return {'status': 'failed', 'output': None}\n", "utf-8"
     )
     config = corpus / "corpus.yaml"
@@ -53,7 +54,7 @@ def test_written_files_follow_the_umask(
     corpus = repo / "evals"
     _corpus(mask, corpus, "add", EXAMPLES / "incidents/refund-success.json", "--id", "r1")
     _corpus(mask, corpus, "mv", "r1", "r2")
-    _with_agent(corpus)
+    _with_agent(corpus, repo)
     _corpus(mask, corpus, "check", "--results", tmp_path / "results.json")
     for path in (
         corpus / "corpus.yaml",
@@ -72,7 +73,7 @@ def test_a_rewritten_file_keeps_the_mode_it_had(tmp_path: Path) -> None:
     results.chmod(0o600)  # the user keeps results private
     corpus = tmp_path / "corpus"
     _corpus(0o022, tmp_path, "init", corpus)
-    _with_agent(corpus)
+    _with_agent(corpus, corpus)
     _corpus(0o022, corpus, "check", "--results", results)
     assert '"command": "check"' in results.read_text(encoding="utf-8")
     assert _mode(results) == 0o600
