@@ -55,6 +55,8 @@ def draft(case_id: str, body: dict[str, Any], tier: str, incomplete: list[str]) 
     doc["tags"] = CommentedSeq()
     doc["replay"] = CommentedMap(mode="strict")
     doc["trigger"] = CommentedMap(trigger(body))
+    first = next(iter(doc["trigger"]))
+    doc["trigger"].yaml_add_eol_comment("REVIEW: is this what the incident was?", first)
     if incomplete:
         doc["incomplete"] = CommentedSeq(incomplete)
     doc["expect"] = _expect(body)
@@ -79,7 +81,10 @@ def _expect(body: dict[str, Any]) -> CommentedMap:
     forbidden = agent_error_types(body)
     if forbidden:
         expect["errors"] = CommentedMap(forbidden=_flow(forbidden))
-        expect["errors"].yaml_add_eol_comment("the agent's own errors in the incident", "forbidden")
+        expect["errors"].yaml_add_eol_comment(
+            "the agent's own errors in the incident; REVIEW: must none of them happen again?",
+            "forbidden",
+        )
     tools = tools_seen(body)
     if tools:
         expect["tools"] = CommentedMap(allowed=_flow(tools))

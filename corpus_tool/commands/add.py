@@ -17,6 +17,7 @@ from corpus_tool.errors import IncompleteError, InputError, UsageError
 from corpus_tool.expectations import draft
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.model.trace import Trace
+from corpus_tool.redact.rotation import check_key
 
 
 @dataclass(frozen=True)
@@ -49,12 +50,19 @@ def add(
     """
     if options.case_id is not None:
         check_case_id(options.case_id)
-    key = redact.load_key(corpus.config, corpus.root, os.environ if environ is None else environ)
+    key = corpus_key(corpus, os.environ if environ is None else environ)
     planned = plan_file(corpus, options, key)
     for case in planned:
         _write_case(case.target, case.doc, case.expected, options.force)
     report(corpus, planned, options.output, out)
     return 0
+
+
+def corpus_key(corpus: Corpus, environ: Mapping[str, str]) -> redact.RedactionKey:
+    """The redaction key, refused when it is not the corpus's (one corpus, one key)."""
+    key = redact.load_key(corpus.config, corpus.root, environ)
+    check_key(key, corpus)
+    return key
 
 
 def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> list[Planned]:

@@ -37,7 +37,7 @@ def entrypoint(corpus: Corpus) -> Iterator[Agent]:
     if not spec:
         raise UsageError(
             f"{corpus.config_path}: no agent.entrypoint; set it to module:callable "
-            "(see docs/replay.md, writing an entrypoint)"
+            "(see `corpus replay --help`, the agent)"
         )
     module_name, _, attr = str(spec).partition(":")
     root = import_root(corpus.root.resolve())
