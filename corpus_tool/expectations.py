@@ -55,8 +55,8 @@ def draft(case_id: str, body: dict[str, Any], tier: str, incomplete: list[str]) 
     doc["tags"] = CommentedSeq()
     doc["replay"] = CommentedMap(mode="strict")
     doc["trigger"] = CommentedMap(trigger(body))
-    first = next(iter(doc["trigger"]))
-    doc["trigger"].yaml_add_eol_comment("REVIEW: is this what the incident was?", first)
+    doc["trigger"].fa.set_flow_style()  # one line, so one REVIEW covers all of it
+    doc.yaml_add_eol_comment("REVIEW: is this what the incident was?", "trigger")
     if incomplete:
         doc["incomplete"] = CommentedSeq(incomplete)
     doc["expect"] = _expect(body)
