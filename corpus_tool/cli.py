@@ -92,6 +92,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
         select=args.select,
         all_runs=args.all_runs,
         keep_going=args.keep_going,
+        minimize=args.minimize,
     )
     return add_many(_corpus(args), args.incident, options, sys.stdout, os.environ)
 
@@ -147,6 +148,12 @@ def _args_add(parser: argparse.ArgumentParser) -> None:
         "--allow-incomplete",
         action="store_true",
         help="keep an incomplete incident as a known_unknown case",
+    )
+    parser.add_argument(
+        "--minimize",
+        action="store_true",
+        help="before writing, shrink the trace to the events that reproduce the drafted "
+        "trigger when the agent replays it (as `corpus minimize` does)",
     )
     parser.add_argument(
         "--json",
@@ -280,8 +287,15 @@ def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from corpus_tool.commands.replay import ReplayOptions
     from corpus_tool.replay.suite import RunOptions
 
-    run = RunOptions(tuple(getattr(args, "cases", ())), args.mode, args.tier, args.repeat)
-    return ReplayOptions(run, args.output, args.junit, args.results)
+    run = RunOptions(
+        tuple(getattr(args, "cases", ())),
+        args.mode,
+        args.tier,
+        args.repeat,
+        args.workers,
+        args.timeout,
+    )
+    return ReplayOptions(run, args.output, args.junit, args.results, args.diff)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -306,11 +320,32 @@ def _args_run(parser: argparse.ArgumentParser) -> None:
         "--results", type=Path, metavar="FILE", help="also write the results JSON (gate input)"
     )
     parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="for each failing case, show `corpus diff` of its recording and its replay",
+    )
+    parser.add_argument(
         "--repeat",
         type=_repeat_count,
         default=1,
         metavar="N",
         help="replay each case N times (determinism)",
+    )
+    parser.add_argument(
+        "-n",
+        "--workers",
+        type=_worker_count,
+        default=1,
+        metavar="N",
+        help="replay in N worker processes (default 1; auto: one per CPU core); "
+        "the report is the same whatever N",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="wall-clock limit of one replay of a case; past it the case is an error and its "
+        "worker is replaced (default: corpus.yaml replay.timeout_s, else 60)",
     )
     _output_option(parser)
 
@@ -320,6 +355,31 @@ def _repeat_count(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 1000:
         raise argparse.ArgumentTypeError(f"{text!r}: give a number of runs from 1 to 1000")
     return int(text)
+
+
+def _worker_count(text: str) -> int:
+    """-n N: 1 to 256, or `auto` for the CPU cores this process may use."""
+    if text == "auto":
+        affinity = getattr(os, "sched_getaffinity", None)
+        return max(1, len(affinity(0)) if affinity else os.cpu_count() or 1)
+    if not text.isdigit() or not 1 <= int(text) <= 256:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a number of workers from 1 to 256, or auto"
+        )
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """--timeout SECONDS: a positive number, at most a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a number of seconds above 0, at most 86400"
+        )
+    return value
 
 
 def _args_replay(parser: argparse.ArgumentParser) -> None:
@@ -343,6 +403,83 @@ def _args_explain(parser: argparse.ArgumentParser) -> None:
     _output_option(parser)
 
 
+def _cmd_minimize(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.minimize import MinimizeOptions, minimize
+    from corpus_tool.minimize.case import Asked
+
+    asked = Asked(args.until, args.mode, args.max_replays)
+    options = MinimizeOptions(args.case, asked, args.dry_run, args.output)
+    return minimize(_corpus(args), options, sys.stdout)
+
+
+def _args_minimize(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("case", metavar="CASE", help="the case id")
+    parser.add_argument(
+        "--until",
+        metavar="TRIGGER",
+        help="what must still happen: a check name (tools.args), a divergence kind "
+        "(ToolArguments) or an error type (ZeroDivisionError); default: expected.yaml's "
+        "trigger, else the recorded error type, else the first failing check",
+    )
+    parser.add_argument(
+        "--max-replays",
+        type=_replay_budget,
+        default=500,
+        metavar="N",
+        help="stop after N replays and keep the smallest trace found (default 500)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("strict", "lenient"),
+        help="replay candidates in this mode (default: the case's own)",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="report what would be removed, write nothing"
+    )
+    _output_option(parser)
+
+
+def _replay_budget(text: str) -> int:
+    """--max-replays N: 1 to 100000."""
+    if not text.isdigit() or not 1 <= int(text) <= 100_000:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of replays from 1 to 100000")
+    return int(text)
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.diff import DiffOptions, diff
+
+    ignore = tuple(name for given in args.ignore for name in given.split(",") if name)
+    options = DiffOptions(args.a, args.b, args.output, ignore, args.judge)
+    return diff(options, sys.stdout, lambda: _corpus(args))
+
+
+def _args_diff(parser: argparse.ArgumentParser) -> None:
+    what = "a trace.yaml, a case directory, or a results document (replay --results FILE)"
+    parser.add_argument("a", type=Path, metavar="A", help=f"the base run: {what}")
+    parser.add_argument("b", type=Path, metavar="B", help="the run compared with A (same kinds)")
+    parser.add_argument(
+        "--format",
+        dest="output",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text for people (default), json for machines, markdown for a pull request",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="a field not to compare: a name anywhere (idempotency_key) or a dotted path "
+        "(arguments.note); repeat or comma-separate",
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="NAME",
+        help="also ask the judge registered under this name in corpus.yaml `judges`",
+    )
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
@@ -359,6 +496,16 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
         "how to write a check of expected.yaml: its YAML example and when it passes",
         _args_explain,
         _cmd_explain,
+    ),
+    "minimize": (
+        "shrink a case to the fewest events that still reproduce its trigger",
+        _args_minimize,
+        _cmd_minimize,
+    ),
+    "diff": (
+        "compare two traces or runs step by step: what changed, and a verdict",
+        _args_diff,
+        _cmd_diff,
     ),
     "keygen": (
         "make a redaction key: print it, or write a key file outside the repository",

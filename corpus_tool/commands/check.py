@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool.commands.replay import ReplayOptions, execute, finish
+from corpus_tool.commands.replay import ReplayOptions, execute, exit_code, finish
 from corpus_tool.commands.validate import corpus_findings, shower
 from corpus_tool.corpus import Corpus
 from corpus_tool.replay.suite import select
@@ -38,6 +38,5 @@ def check(
             out.write(f"{len(findings)} validation finding(s); see `corpus validate`\n\n")
     results = execute(corpus, select(corpus, options.run), options, out, valid)
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
-    finish(corpus, results, options, out, "check", extra)
-    failing = findings or any(r.counts_as_failure for r in results)
-    return 1 if failing else 0
+    finish(corpus, results, options, out, "check", extra, valid)
+    return 1 if findings else exit_code(results)
