@@ -521,11 +521,12 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
 
 
 AGENT_HELP = (
-    "The agent: corpus.yaml agent.entrypoint names a module:callable, imported with the root "
-    "of the git repository that holds corpus.yaml first on sys.path and called as "
-    "run(case_input, rt) for each case; it reaches the model and the tools only through the "
-    "runtime (rt.model(messages, tools=...), rt.tool(name, arguments), rt.now(), rt.random, "
-    "rt.emit(...)) and returns {status, output}. `from corpus_tool import Runtime, ToolError`."
+    "The agent: corpus.yaml agent.entrypoint names a module:callable, imported in worker "
+    "processes with the root of the git repository that holds corpus.yaml first on sys.path "
+    "and called as run(case_input, rt) for each case; it reaches the model and the tools only "
+    "through the runtime (rt.model(messages, tools=...), rt.tool(name, arguments), rt.now(), "
+    "rt.random, rt.emit(...)) and returns {status, output}. "
+    "`from corpus_tool import Runtime, ToolError`."
 )
 DETAILS = {"replay": AGENT_HELP, "check": AGENT_HELP}
 """More of a command's description, for what its messages send users to."""

@@ -111,3 +111,13 @@ def _split(output: str) -> tuple[list[str], list[int]]:
         else:
             current.append(text)
     return said, statuses
+
+
+def test_no_doc_installs_a_distribution_that_is_not_published() -> None:
+    docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for doc in docs:
+        for number, line in enumerate(doc.read_text(encoding="utf-8").splitlines(), 1):
+            command = line.split("#", 1)[0]  # a comment may name the project
+            assert not re.search(
+                r"pip install\b.*(?<![\w/@+.-])corpus-tool(?![\w/@.-])", command
+            ), f"{doc.name}:{number}: corpus-tool is not on PyPI; install {PLACEHOLDER}"
