@@ -61,6 +61,7 @@ def registry() -> dict[str, Importer]:
         openai_agents,
         openinference,
         otel_genai,
+        swe_agent,
         tau_bench,
     )
 
@@ -74,6 +75,7 @@ def registry() -> dict[str, Importer]:
         tau_bench.TAU_BENCH,
         tau_bench.TAU2_BENCH,
         inspect_ai.IMPORTER,
+        swe_agent.IMPORTER,
     ]
     return {imp.name: imp for imp in importers}
 
