@@ -59,6 +59,7 @@ def registry() -> dict[str, Importer]:
         langsmith,
         native,
         openai_agents,
+        openhands,
         openinference,
         otel_genai,
         swe_agent,
@@ -76,6 +77,7 @@ def registry() -> dict[str, Importer]:
         tau_bench.TAU2_BENCH,
         inspect_ai.IMPORTER,
         swe_agent.IMPORTER,
+        openhands.IMPORTER,
     ]
     return {imp.name: imp for imp in importers}
 
