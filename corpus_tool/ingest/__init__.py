@@ -57,6 +57,7 @@ def load(importer: Importer, data: Any, path: Path) -> list[Imported]:
 def registry() -> dict[str, Importer]:
     """Importers by name, in sniffing order (most specific first)."""
     from corpus_tool.ingest.formats import (
+        agentops,
         inspect_ai,
         langfuse,
         langsmith,
@@ -73,6 +74,7 @@ def registry() -> dict[str, Importer]:
     importers: list[Importer] = [
         native.IMPORTER,
         openai_agents.IMPORTER,
+        agentops.IMPORTER,
         langfuse.IMPORTER,
         langsmith.IMPORTER,
         otel_genai.IMPORTER,
