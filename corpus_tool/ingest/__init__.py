@@ -74,7 +74,6 @@ def registry() -> dict[str, Importer]:
     importers: list[Importer] = [
         native.IMPORTER,
         openai_agents.IMPORTER,
-        agentops.IMPORTER,
         langfuse.IMPORTER,
         langsmith.IMPORTER,
         otel_genai.IMPORTER,
@@ -84,6 +83,7 @@ def registry() -> dict[str, Importer]:
         inspect_ai.IMPORTER,
         swe_agent.IMPORTER,
         openhands.IMPORTER,
+        agentops.IMPORTER,
         mcp.IMPORTER,
     ]
     return {imp.name: imp for imp in importers}

@@ -118,8 +118,8 @@ def _bare_part(data: Any) -> str | None:
         )
     if set(data) <= {"code", "message", "data"} and isinstance(data.get("code"), int):
         return (
-            "a JSON-RPC error object without its envelope: it names no request id and no "
-            "tool; log the `tools/call` request and its response"
+            "a JSON-RPC error object without its JSON-RPC envelope: it names no request id and "
+            "no tool; log the `tools/call` request and its response"
         )
     return None
 
