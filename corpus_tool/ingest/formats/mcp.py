@@ -137,6 +137,7 @@ def _lines(text: str, path: Path) -> list[dict[str, Any]]:
         except (ValueError, RecursionError):
             continue  # a log line that is no message (a server's own log output)
         found = _TIME.match(line[:start])
+        message = files.check_depth(message, path)
         out.append({"message": message, "time": found.group(1) if found else None, "line": number})
     if not out:
         raise InputError("no JSON-RPC message in this log", path)
