@@ -6,7 +6,7 @@ import hashlib
 import os
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -15,8 +15,14 @@ from corpus_tool.assemble import assemble, derive_case_id, slice_body
 from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import IncompleteError, InputError, UsageError
 from corpus_tool.expectations import draft
+from corpus_tool.grade import grade_checks
 from corpus_tool.ingest.imported import Imported
+from corpus_tool.minimize.case import Asked, shrink_case
+from corpus_tool.minimize.report import summary as shrink_summary
+from corpus_tool.minimize.stale import stale
+from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace
+from corpus_tool.replay.loader import entrypoint
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,7 @@ class AddOptions:
     all_runs: bool = False
     keep_going: bool = False
     tools_log: Path | None = None
+    minimize: bool = False
 
 
 def add(
@@ -69,7 +76,22 @@ def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> 
     planned = [_plan(corpus, run, options, (sha, key), len(runs) > 1) for run in runs]
     _refuse_twins(planned, options)
     _refuse_incomplete(planned, options)
+    if options.minimize:
+        planned = _minimized(corpus, planned, options.incident)
     return planned
+
+
+def _minimized(corpus: Corpus, planned: list[Planned], incident: Path) -> list[Planned]:
+    """Each planned case shrunk to the events that reproduce its drafted trigger."""
+    out = []
+    with entrypoint(corpus) as agent:
+        for case in planned:
+            trace = Trace.from_doc(case.doc)
+            expected = Expected.from_doc(files.parse_yaml(case.expected, incident))
+            result, mode = shrink_case(corpus, trace, expected, agent, Asked(), grader=grade_checks)
+            shrunk = shrink_summary(result, mode, stale(expected, result.before, result.trace))
+            out.append(replace(case, doc=result.trace.to_doc(), minimized=shrunk))
+    return out
 
 
 def write_planned(planned: list[Planned], force: bool) -> None:
@@ -88,6 +110,7 @@ class Planned:
     expected: str
     incomplete: list[str]
     label: str | None
+    minimized: dict[str, Any] | None = None
 
 
 def _chosen(runs: list[Imported], options: AddOptions) -> list[Imported]:
@@ -236,6 +259,13 @@ def report(corpus: Corpus, planned: list[Planned], output: str, out: TextIO) -> 
         out.write(f"  redacted {record.get('replaced', 0)} values (key {record.get('key_id')})\n")
         for problem in case.incomplete:
             out.write(f"  incomplete: {problem}\n")
+        if case.minimized is not None:
+            shrunk = case.minimized
+            out.write(
+                f"  minimized ({shrunk['trigger']}): {shrunk['before']['events']} -> "
+                f"{shrunk['after']['events']} events in {shrunk['replays']} replay(s)\n"
+            )
+            out.writelines(f"  review expected.yaml: {note}\n" for note in shrunk["stale"])
         out.write(
             f"  review {Path(where) / 'expected.yaml'} (lines marked REVIEW) before committing\n"
         )
@@ -250,4 +280,5 @@ def case_summary(corpus: Corpus, case: Planned) -> dict[str, Any]:
         "status": "known_unknown" if case.incomplete else "active",
         "incomplete": case.incomplete,
         "redacted": (case.doc.get("redaction") or {}).get("replaced", 0),
+        **({"minimized": case.minimized} if case.minimized is not None else {}),
     }

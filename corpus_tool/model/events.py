@@ -8,7 +8,7 @@ and writing it back changes no byte.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias
 
@@ -314,3 +314,12 @@ _BUILDERS: dict[str, Any] = {
     "handoff": lambda d, c: HandoffEvent(**c, source=d.get("from"), to=d["to"]),
     "retry": lambda d, c: RetryEvent(**c, of=d["of"], attempt=d.get("attempt")),
 }
+
+
+def error_types(events: Sequence[Event]) -> list[str]:
+    """The error types of `error` events and tool errors, in order."""
+    return [
+        e.error.type
+        for e in events
+        if isinstance(e, (ErrorEvent, ToolCallEvent)) and e.error is not None
+    ]

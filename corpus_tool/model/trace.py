@@ -36,6 +36,24 @@ class Slice:
 
 
 @dataclass(frozen=True, slots=True)
+class Minimized:
+    """What `corpus minimize` removed (the incident's seq numbers) and the replays it took."""
+
+    trigger: str
+    removed: tuple[int, ...]
+    replays: int
+
+    @classmethod
+    def from_doc(cls, doc: Mapping[str, Any]) -> Minimized:
+        """From trace.yaml's `source.minimized` block."""
+        return cls(str(doc["trigger"]), tuple(doc["removed"]), int(doc["replays"]))
+
+    def to_doc(self) -> dict[str, Any]:
+        """The trace.yaml form."""
+        return {"trigger": self.trigger, "removed": list(self.removed), "replays": self.replays}
+
+
+@dataclass(frozen=True, slots=True)
 class Source:
     """Where the recording came from (no wall-clock stamps: re-adding is byte-stable)."""
 
@@ -44,17 +62,19 @@ class Source:
     trace_id: str | None = None
     session_id: str | None = None
     slice: Slice | None = None
+    minimized: Minimized | None = None
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> Source:
         """From trace.yaml's `source` block."""
-        cut = doc.get("slice")
+        cut, shrunk = doc.get("slice"), doc.get("minimized")
         return cls(
             doc["format"],
             doc["sha256"],
             doc.get("trace_id"),
             doc.get("session_id"),
             Slice(cut["start"], cut["end"]) if cut else None,
+            Minimized.from_doc(shrunk) if shrunk else None,
         )
 
     def to_doc(self) -> dict[str, Any]:
@@ -65,6 +85,8 @@ class Source:
         out["sha256"] = self.sha256
         if self.slice is not None:
             out["slice"] = {"start": self.slice.start, "end": self.slice.end}
+        if self.minimized is not None:
+            out["minimized"] = self.minimized.to_doc()
         return out
 
 

@@ -44,6 +44,8 @@ class CaseResult:
     error: str | None = None
     reason: str | None = None
     extra_failures: tuple[str, ...] = field(default_factory=tuple)
+    trajectory: Trajectory | None = None
+    """The replayed run (the first of --repeat), for `corpus diff` and `check --diff`."""
 
     @property
     def failed_checks(self) -> list[str]:
@@ -146,6 +148,7 @@ def _judge(
         unused=tuple(c.seq for c in first.unused),
         extra_failures=tuple(extra),
         reason=_reason(expected, verdict, failed),
+        trajectory=Trajectory(first.events, first.terminal),
     )
 
 

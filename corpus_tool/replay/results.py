@@ -10,6 +10,7 @@ from xml.etree import ElementTree
 
 from corpus_tool import files
 from corpus_tool.corpus import Corpus
+from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay.cases import VERDICTS, CaseResult
 from corpus_tool.version import __version__
 
@@ -40,6 +41,15 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "unused": list(result.unused),
         "error": result.error,
         "reason": result.reason,
+        **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
+    }
+
+
+def trajectory_doc(trajectory: Trajectory) -> dict[str, Any]:
+    """A replayed run in the results document: events and terminal in trace.yaml form."""
+    return {
+        "events": [e.to_doc() for e in trajectory.events],
+        "terminal": trajectory.terminal.to_doc(),
     }
 
 
