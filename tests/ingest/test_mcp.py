@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import re
 import sys
@@ -57,8 +58,17 @@ async def _session(log: Path) -> Truth:
 
 @pytest.fixture(scope="module")
 def mcp_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Truth]]:
-    log = tmp_path_factory.mktemp("mcp") / "mcp-shop.log"
-    yield log, asyncio.run(_session(log))
+    """One real session per test run: xdist workers share it through a locked directory
+    (each session starts two Python processes and the SDK; a second one proves nothing)."""
+    shared = tmp_path_factory.getbasetemp().parent / "mcp-shop"
+    shared.mkdir(exist_ok=True)
+    log, truth_file = shared / "mcp-shop.log", shared / "truth.json"
+    with (shared / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not truth_file.exists():
+            truth_file.write_text(json.dumps(asyncio.run(_session(log))), encoding="utf-8")
+    truth = [tuple(t) for t in json.loads(truth_file.read_text(encoding="utf-8"))]
+    yield log, truth  # type: ignore[misc]
 
 
 def _tool_driver(case_input: dict[str, Any], rt: Runtime) -> dict[str, Any]:
