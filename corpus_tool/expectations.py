@@ -57,6 +57,8 @@ def draft(case_id: str, body: dict[str, Any], tier: str, incomplete: list[str]) 
     doc["tags"] = CommentedSeq()
     doc["replay"] = CommentedMap(mode="strict")
     doc["trigger"] = CommentedMap(trigger(body))
+    doc["trigger"].fa.set_flow_style()  # one line, so one REVIEW covers all of it
+    doc.yaml_add_eol_comment("REVIEW: is this what the incident was?", "trigger")
     if incomplete:
         doc["incomplete"] = CommentedSeq(incomplete)
     doc["expect"] = _expect(body)
@@ -81,7 +83,10 @@ def _expect(body: dict[str, Any]) -> CommentedMap:
     forbidden = agent_error_types(body)
     if forbidden:
         expect["errors"] = CommentedMap(forbidden=_flow(forbidden))
-        expect["errors"].yaml_add_eol_comment("the agent's own errors in the incident", "forbidden")
+        expect["errors"].yaml_add_eol_comment(
+            "the agent's own errors in the incident; REVIEW: must none of them happen again?",
+            "forbidden",
+        )
     counts = call_counts(body)
     if counts:
         expect["tools"] = _tools(counts)

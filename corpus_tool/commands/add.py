@@ -22,6 +22,7 @@ from corpus_tool.minimize.report import summary as shrink_summary
 from corpus_tool.minimize.stale import stale
 from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace
+from corpus_tool.redact.rotation import check_key
 from corpus_tool.replay.loader import entrypoint
 
 
@@ -41,6 +42,7 @@ class AddOptions:
     select: str | None = None
     all_runs: bool = False
     keep_going: bool = False
+    tools_log: Path | None = None
     minimize: bool = False
 
 
@@ -56,7 +58,7 @@ def add(
     """
     if options.case_id is not None:
         check_case_id(options.case_id)
-    key = redact.load_key(corpus.config, corpus.root, os.environ if environ is None else environ)
+    key = corpus_key(corpus, os.environ if environ is None else environ)
     planned = plan_file(corpus, options, key)
     for case in planned:
         _write_case(case.target, case.doc, case.expected, options.force)
@@ -64,11 +66,20 @@ def add(
     return 0
 
 
+def corpus_key(corpus: Corpus, environ: Mapping[str, str]) -> redact.RedactionKey:
+    """The redaction key, refused when it is not the corpus's (one corpus, one key)."""
+    key = redact.load_key(corpus.config, corpus.root, environ)
+    check_key(key, corpus)
+    return key
+
+
 def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> list[Planned]:
     """Every case of `options.incident`, checked and ready to write; nothing is written."""
     raw = files.read_bytes(options.incident)
     data, importer = ingest.parse(raw, options.incident, options.source_format)
     runs = _chosen(ingest.load(importer, data, options.incident), options)
+    if options.tools_log is not None:
+        runs = [_paired(runs, options)]
     sha = hashlib.sha256(raw).hexdigest()
     planned = [_plan(corpus, run, options, (sha, key), len(runs) > 1) for run in runs]
     _refuse_twins(planned, options)
@@ -144,6 +155,16 @@ def _chosen(runs: list[Imported], options: AddOptions) -> list[Imported]:
     if not runs:
         raise InputError("the file holds no runs", options.incident)
     return runs
+
+
+def _paired(runs: list[Imported], options: AddOptions) -> Imported:
+    """The one run `--tools-log` completes (its seq numbers are renumbered: no slicing)."""
+    assert options.tools_log is not None
+    if len(runs) != 1:
+        raise UsageError("--tools-log completes one run; pick it with --select")
+    if options.start is not None or options.end is not None:
+        raise UsageError("--tools-log renumbers the events; add the paired case, then slice it")
+    return ingest.with_tools_log(runs[0], options.tools_log)
 
 
 def _select_message(runs: list[Imported], hits: list[Imported], wanted: str) -> str:
