@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -73,6 +74,8 @@ _NANO_KEYS = ("startTimeUnixNano", "endTimeUnixNano", "timeUnixNano")
 _COMPACT = re.compile(r"\d{8}T\d{12}Z")
 _HOST_KEYS = ("runtime",)
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")  # an object's repr: where it sat in memory
+_FILE = re.compile(r'File "([^"]+)"')  # a traceback's frames: where this checkout lives
+ROOT = Path(__file__).resolve().parents[1]
 START = datetime(2025, 6, 1, 10, 0, tzinfo=timezone.utc)
 
 
@@ -103,7 +106,8 @@ class _Pin:
             return _iso_like(value, self.clock[_iso_ns(value) or 0])
         text = _COMPACT.sub(lambda m: self.clock[_compact_ns(m.group(0))].strftime(
             "%Y%m%dT%H%M%S%fZ"), value)  # fmt: skip
-        text = _UUID.sub(lambda m: self._id(m.group(0), _uuid), _ADDRESS.sub("", text))
+        text = _FILE.sub(lambda m: f'File "{_where(m.group(1))}"', _ADDRESS.sub("", text))
+        text = _UUID.sub(lambda m: self._id(m.group(0), _uuid), text)
         return _PREFIXED.sub(
             lambda m: self._id(m.group(0), lambda n: f"{m.group(1)}_{n:0{len(m.group(2))}x}"),
             text,
@@ -113,6 +117,15 @@ class _Pin:
         if old not in self.ids:
             self.ids[old] = make(len(self.ids) + 1)
         return self.ids[old]
+
+
+def _where(path: str) -> str:
+    """A traceback's file as a reader of the incident can place it, on any machine."""
+    if "site-packages/" in path:
+        return "site-packages/" + path.split("site-packages/", 1)[1]
+    if path.startswith(str(ROOT) + "/"):
+        return path[len(str(ROOT)) + 1 :]
+    return Path(path).name
 
 
 def _uuid(n: int) -> str:

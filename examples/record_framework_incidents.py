@@ -176,14 +176,17 @@ def pydantic_ai() -> dict[str, Any]:
     from examples.pydantic_ai_agent.agent import refund_desk
 
     exporter, provider = _otel()
-    Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
     script = ScriptedOpenAI([completion(calls=t) for t in MODEL_TURNS] + [completion(ANSWER)])
     client = AsyncOpenAI(api_key="example", http_client=script.async_client())
     model = OpenAIChatModel("gpt-4.1-mini", provider=OpenAIProvider(openai_client=client))
     _story()
-    result = refund_desk.run_sync(QUESTION, model=model)
+    Agent.instrument_all(InstrumentationSettings(tracer_provider=provider))
+    try:
+        result = refund_desk.run_sync(QUESTION, model=model)
+    finally:
+        Agent.instrument_all(False)
+        provider.shutdown()
     assert result.output == ANSWER, result.output
-    provider.shutdown()
     return _otlp_json(exporter.get_finished_spans())
 
 

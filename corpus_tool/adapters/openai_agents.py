@@ -26,7 +26,16 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from agents import Agent, FunctionTool, Handoff, ModelProvider, ModelSettings, RunConfig, Usage
+from agents import (
+    Agent,
+    FunctionTool,
+    Handoff,
+    ModelProvider,
+    ModelSettings,
+    RunConfig,
+    Usage,
+    handoff,
+)
 from agents.exceptions import ModelBehaviorError
 from agents.function_schema import function_schema
 from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
@@ -143,7 +152,7 @@ def _copy(agent: Agent[Any], rt: Runtime, done: dict[int, Agent[Any]]) -> Agent[
         )
     copy = agent.clone(model=_model(agent.model, rt), tools=[routed(t, rt) for t in agent.tools])
     done[id(agent)] = copy
-    copy.handoffs = [_handoff(h, rt, done) for h in agent.handoffs]
+    copy.handoffs = [_handoff(agent.name, h, rt, done) for h in agent.handoffs]
     return copy
 
 
@@ -155,16 +164,25 @@ def _model(model: str | Model | None, rt: Runtime) -> str | Model | None:
 
 
 def _handoff(
-    target: Agent[Any] | Handoff[Any, Any], rt: Runtime, done: dict[int, Agent[Any]]
-) -> Agent[Any] | Handoff[Any, Any]:
-    if isinstance(target, Agent):
-        return _copy(target, rt, done)
-    invoke = target.on_invoke_handoff
+    source: str,
+    target: Agent[Any] | Handoff[Any, Any],
+    rt: Runtime,
+    done: dict[int, Agent[Any]],
+) -> Handoff[Any, Any]:
+    """The handoff, with its transfer call answered by `rt.tool` (the export records it as a
+    tool call) and a `handoff` event, then the replayable copy of the agent it hands to."""
+    made = handoff(target) if isinstance(target, Agent) else target
+    invoke = made.on_invoke_handoff
 
     async def handed(ctx: Any, payload: str) -> Agent[Any]:
+        try:
+            rt.tool(made.tool_name, json.loads(payload) if payload else {})
+        except ToolError as err:
+            raise rebuilt(err) from None
+        rt.emit("handoff", **{"from": source, "to": made.agent_name})
         return _copy(await invoke(ctx, payload), rt, done)
 
-    return dataclasses.replace(target, on_invoke_handoff=handed)
+    return dataclasses.replace(made, on_invoke_handoff=handed)
 
 
 def routed(tool: Tool, rt: Runtime) -> FunctionTool:
