@@ -30,21 +30,26 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.load import dumpd
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-)
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable, RunnableConfig
-from langchain_core.tools import BaseTool, ToolException
-from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import ConfigDict, Field
+from corpus_tool.adapters.missing import missing
+
+try:
+    from langchain_core.callbacks import CallbackManagerForLLMRun
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.load import dumpd
+    from langchain_core.messages import (
+        AIMessage,
+        BaseMessage,
+        HumanMessage,
+        SystemMessage,
+        ToolMessage,
+    )
+    from langchain_core.outputs import ChatGeneration, ChatResult
+    from langchain_core.runnables import Runnable, RunnableConfig
+    from langchain_core.tools import BaseTool, ToolException
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+    from pydantic import ConfigDict, Field
+except ModuleNotFoundError as err:  # the framework is an extra, not a dependency
+    raise missing("langchain", err) from err
 
 from corpus_tool.adapters.arguments import read_arguments
 from corpus_tool.adapters.rebuilt import rebuilt
@@ -54,6 +59,10 @@ from corpus_tool.replay.runtime import Runtime, ToolError
 
 __all__ = ["ReplayChatModel", "live_model", "live_tools", "replay_tools", "routed"]
 
+_HANDLED = frozenset(("ToolException", "ToolError"))
+"""Recorded errors a tool reported itself (LangChain's tracers keep them as a ToolMessage of
+status error, which the importers call `ToolError`): raised again as `ToolException`, so the
+tool's own `handle_tool_error` turns them into the same message."""
 _ARGUMENTS = "__corpus_tool_arguments__"
 """The keyword a routed tool's parsed arguments travel under, from parsing to its body."""
 
@@ -171,7 +180,7 @@ class _RoutedTool(BaseTool):
         try:
             result = rt.tool(self.name, kwargs[_ARGUMENTS])
         except ToolError as err:
-            if err.type == "ToolException":
+            if err.type in _HANDLED:
                 raise ToolException(err.message) from None
             raise rebuilt(err) from None
         return (result, None) if self.response_format == "content_and_artifact" else result

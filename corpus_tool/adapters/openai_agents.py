@@ -26,29 +26,34 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from agents import (
-    Agent,
-    FunctionTool,
-    Handoff,
-    ModelProvider,
-    ModelSettings,
-    RunConfig,
-    Usage,
-    handoff,
-)
-from agents.exceptions import ModelBehaviorError
-from agents.function_schema import function_schema
-from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
-from agents.models.chatcmpl_converter import Converter
-from agents.models.default_models import get_default_model
-from agents.models.interface import Model, ModelTracing
-from agents.tool import Tool, with_function_tool_failure_error_handler
-from openai.types.chat import ChatCompletionMessage
-from openai.types.chat.chat_completion_message_function_tool_call import (
-    ChatCompletionMessageFunctionToolCall,
-    Function,
-)
-from openai.types.responses import Response, ResponseCompletedEvent
+from corpus_tool.adapters.missing import missing
+
+try:
+    from agents import (
+        Agent,
+        FunctionTool,
+        Handoff,
+        ModelProvider,
+        ModelSettings,
+        RunConfig,
+        Usage,
+        handoff,
+    )
+    from agents.exceptions import ModelBehaviorError
+    from agents.function_schema import function_schema
+    from agents.items import ModelResponse, TResponseInputItem, TResponseStreamEvent
+    from agents.models.chatcmpl_converter import Converter
+    from agents.models.default_models import get_default_model
+    from agents.models.interface import Model, ModelTracing
+    from agents.tool import Tool, with_function_tool_failure_error_handler
+    from openai.types.chat import ChatCompletionMessage
+    from openai.types.chat.chat_completion_message_function_tool_call import (
+        ChatCompletionMessageFunctionToolCall,
+        Function,
+    )
+    from openai.types.responses import Response, ResponseCompletedEvent
+except ModuleNotFoundError as err:  # the framework is an extra, not a dependency
+    raise missing("openai-agents", err) from err
 
 from corpus_tool.adapters.arguments import read_arguments
 from corpus_tool.adapters.rebuilt import rebuilt

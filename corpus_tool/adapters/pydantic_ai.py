@@ -22,19 +22,24 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic_ai import ModelRetry
-from pydantic_ai._instrumentation import build_tool_definitions
-from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models import Model
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.models.instrumented import InstrumentationSettings
-from pydantic_ai.profiles import ModelProfile
-from pydantic_ai.providers import infer_provider_class
-from pydantic_ai.tools import RunContext
-from pydantic_ai.toolsets import AbstractToolset, WrapperToolset
-from pydantic_ai.toolsets.abstract import ToolsetTool
-from pydantic_core import to_json, to_jsonable_python
+from corpus_tool.adapters.missing import missing
+
+try:
+    from pydantic_ai import ModelRetry
+    from pydantic_ai._instrumentation import build_tool_definitions
+    from pydantic_ai.capabilities import AbstractCapability
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models import Model
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.profiles import ModelProfile
+    from pydantic_ai.providers import infer_provider_class
+    from pydantic_ai.tools import RunContext
+    from pydantic_ai.toolsets import AbstractToolset, WrapperToolset
+    from pydantic_ai.toolsets.abstract import ToolsetTool
+    from pydantic_core import to_json, to_jsonable_python
+except ModuleNotFoundError as err:  # the framework is an extra, not a dependency
+    raise missing("pydantic-ai", err) from err
 
 from corpus_tool.adapters.arguments import read_arguments
 from corpus_tool.adapters.rebuilt import rebuilt
