@@ -14,7 +14,7 @@ from tests.conftest import git
 from tests.recording import load_module, record_incident
 from tests.replay.two_cases import corpus_check
 
-AGENT = '''
+AGENT = """
     from teamagent.lib import Thing  # loaded with the entrypoint, as frameworks are
 
 
@@ -25,7 +25,7 @@ AGENT = '''
 
         same = lib.Thing is Thing  # a second copy of the library would be another class
         return {"status": "succeeded" if same else "failed", "output": reply.content + VALUE}
-'''
+"""
 
 
 def test_modules_imported_with_the_entrypoint_are_the_ones_a_case_sees(tmp_path: Path) -> None:
