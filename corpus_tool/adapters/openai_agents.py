@@ -132,7 +132,7 @@ class ReplayProvider(ModelProvider):
         self.rt = rt
 
     def get_model(self, model_name: str | None) -> Model:
-        return ReplayModel(self.rt, model_name or get_default_model())
+        return ReplayModel(self.rt, _named(model_name or get_default_model()))
 
 
 def run_config(rt: Runtime, base: RunConfig | None = None) -> RunConfig:
@@ -161,11 +161,19 @@ def _copy(agent: Agent[Any], rt: Runtime, done: dict[int, Agent[Any]]) -> Agent[
     return copy
 
 
-def _model(model: str | Model | None, rt: Runtime) -> str | Model | None:
-    """The agent's model as a replay model of the same name (a name alone: the provider's)."""
-    if model is None or isinstance(model, str):
-        return model  # run_config's provider answers it
+def _model(model: str | Model | None, rt: Runtime) -> Model | None:
+    """The agent's model as a replay model of the same name (none: run_config's provider)."""
+    if model is None:
+        return None
+    if isinstance(model, str):
+        return ReplayModel(rt, _named(model))
     return ReplayModel(rt, str(getattr(model, "model", None) or get_default_model()))
+
+
+def _named(model: str) -> str:
+    """The name the SDK's OpenAI model reports (and its trace records): `openai/` dropped, as
+    the SDK's default provider drops it."""
+    return model.removeprefix("openai/")
 
 
 def _handoff(

@@ -19,6 +19,7 @@ tool raised.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,7 @@ try:
     from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models import Model
-    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
     from pydantic_ai.models.instrumented import InstrumentationSettings
     from pydantic_ai.profiles import ModelProfile
     from pydantic_ai.providers import infer_provider_class
@@ -45,6 +46,7 @@ from corpus_tool.adapters.arguments import read_arguments
 from corpus_tool.adapters.rebuilt import rebuilt
 from corpus_tool.ingest.chat import messages as chat_messages
 from corpus_tool.model.values import ModelResponse as Answer
+from corpus_tool.model.values import ToolCall
 from corpus_tool.replay.runtime import Runtime, ToolError
 
 __all__ = ["Replay", "RoutedToolset", "replay_model"]
@@ -60,18 +62,27 @@ def replay_model(rt: Runtime, model: Model | str) -> FunctionModel:
     name, profile = _identity(model)
     settings = InstrumentationSettings()
 
-    async def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    def ask(messages: list[ModelMessage], info: AgentInfo) -> Answer:
         request: dict[str, Any] = dict(info.model_settings or {})
-        reply = rt.model(
+        return rt.model(
             _chat(settings, info.instructions, messages),
             _tools(info) or None,
             model=name,
             temperature=request.pop("temperature", None),
             **to_jsonable_python(request),
         )
-        return _response(reply)
 
-    made = FunctionModel(answer, model_name=name, profile=profile)
+    async def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return _response(ask(messages, info))
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        reply = ask(messages, info)  # the whole answer, streamed as one chunk of each kind
+        if reply.content or not reply.tool_calls:
+            yield reply.content or ""
+        if reply.tool_calls:
+            yield {i: _delta(i, call) for i, call in enumerate(reply.tool_calls)}
+
+    made = FunctionModel(answer, stream_function=stream, model_name=name, profile=profile)
     setattr(made, _MARK, True)
     return made
 
@@ -145,6 +156,11 @@ def _response(answer: Answer) -> ModelResponse:
         for i, call in enumerate(answer.tool_calls)
     ]
     return ModelResponse(parts=parts)
+
+
+def _delta(index: int, call: ToolCall) -> DeltaToolCall:
+    call_id = call.id or f"call_{index}"
+    return DeltaToolCall(call.name, json.dumps(call.arguments), tool_call_id=call_id)
 
 
 def _sent_keys(ctx: RunContext[Any]) -> set[str] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -54,3 +55,21 @@ def test_a_tool_exception_ends_the_replayed_run_as_it_ended_the_recorded_one(
     errors = [e.error.type for e in replayed.events if isinstance(e, ErrorEvent)]
     assert errors == ["LookupError"]
     assert replayed.terminal.status == "failed"
+
+
+def test_streamed_run_replays_the_same_case(tmp_path: Path, corpus_dir: Path) -> None:
+    case = _case(corpus_dir, run_pydantic_ai(tmp_path, weather_agent())[0])
+    agent = weather_agent()
+
+    def run(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
+        async def streamed() -> str:
+            async with agent.run_stream(
+                case_input["user_message"], model="openai:gpt-4.1-mini", capabilities=[Replay(rt)]
+            ) as result:
+                return await result.get_output()
+
+        return {"status": "succeeded", "output": asyncio.run(streamed())}
+
+    replayed = replay_case(case, run)
+    assert replayed.divergence is None, replayed.divergence
+    assert replayed.terminal.output == "It is sunny in Tokyo."
