@@ -146,9 +146,8 @@ class _LangSmithPayloads:
 
 def langchain_recorded() -> dict[str, Any]:
     """The entrypoint replay runs, in record mode: the adapter around the real model and tools."""
-    from corpus_tool import record
+    from corpus_tool import RecordMeta, record
     from corpus_tool.adapters.langchain import live_model, live_tools
-    from corpus_tool.replay.record import RecordMeta
     from examples.langchain_agent.agent import TOOLS, run
 
     meta = RecordMeta(
