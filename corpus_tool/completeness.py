@@ -54,7 +54,9 @@ def mark_missing(body: dict[str, Any]) -> dict[str, Any]:
     known_unknown case (whose `incomplete` list names it) is accepted with it.
     """
     events = [
-        {**e, "missing": ["model"]} if e.get("type") == "model_call" and not e.get("model") else e
+        {**e, "missing": sorted({*(e.get("missing") or ()), "model"})}
+        if e.get("type") == "model_call" and not e.get("model")
+        else e
         for e in body.get("events") or []
     ]
     return {**body, "recorded": _mark_start(body.get("recorded") or {}), "events": events}
@@ -344,9 +346,17 @@ def _missing_marks(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterat
         )
     for i, event in enumerate(events):
         for name in event.get("missing") or []:
-            if event.get(name):
+            held = (event.get("request") or {}) if name == "messages" else event
+            if held.get(name):
                 yield Problem(
                     ("events", i, "missing"),
                     "completeness.missing",
                     f"event at seq {event.get('seq')} lists {name} as missing but has one",
+                )
+            elif name == "messages":
+                yield Problem(
+                    ("events", i, "request"),
+                    "completeness.request",
+                    f"model call at seq {event.get('seq')} holds no request messages (the "
+                    "source did not export them): replay cannot check what the agent sends",
                 )

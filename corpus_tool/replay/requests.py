@@ -47,13 +47,21 @@ def compare(
     ignored: Sequence[str],
     fields: str = SHARED,
     path: str = "$.request",
+    unrecorded: Sequence[str] = (),
 ) -> Comparison:
-    """The differences strict mode counts; with `fields="all"` every field counts."""
+    """The differences strict mode counts; with `fields="all"` every field counts.
+
+    `unrecorded` names request fields the source never captured (a model call's `missing`,
+    e.g. `messages` of a Responses-API span): they are one-sided, whatever `fields` says.
+    """
     expected, actual = request_doc(recorded, ignored), request_doc(sent, ignored)
+    lost = [k for k in unrecorded if k in actual]
+    expected = {k: v for k, v in expected.items() if k not in unrecorded}
+    notes = [OneSided(k, AGENT, actual.pop(k)) for k in lost]
     if fields == ALL_FIELDS:
-        return Comparison(tuple(diff(expected, actual, path)))
+        return Comparison(tuple(diff(expected, actual, path)), tuple(notes))
     left, right, one_sided = _shared(expected, actual)
-    return Comparison(tuple(diff(left, right, path)), tuple(one_sided))
+    return Comparison(tuple(diff(left, right, path)), (*notes, *one_sided))
 
 
 def _shared(
@@ -84,7 +92,7 @@ def nearest_model(
     """The recorded model call whose request differs least from `sent`, as strict compares."""
     best: tuple[ModelCallEvent | None, list[FieldDiff]] = (None, [])
     for event in candidates:
-        found = list(compare(event.request, sent, ignored, fields).diff)
+        found = list(compare(event.request, sent, ignored, fields, unrecorded=event.missing).diff)
         if best[0] is None or len(found) < len(best[1]):
             best = (event, found)
     return best

@@ -71,7 +71,9 @@ class StrictSource(Source):
         step: int | None = None,
     ) -> list[FieldDiff]:
         """What differs, as strict counts it; with a step, one-sided fields become notes."""
-        compared = compare(recorded.request, request, self._ignored, self._fields)
+        compared = compare(
+            recorded.request, request, self._ignored, self._fields, unrecorded=recorded.missing
+        )
         if step is not None:
             self._note(compared.one_sided, step)
         found = list(compared.diff)

@@ -13,6 +13,7 @@ from corpus_tool.adapters.openai_agents import replayable, routed, run_config
 from corpus_tool.cli import main
 from corpus_tool.model.events import HandoffEvent, ToolCallEvent
 from tests.ingest.test_sdk_openai_agents import _run_agent, _run_handoff
+from tests.ingest.test_sdk_openai_responses import _run as _run_responses
 from tests.replaying import replay_case
 
 
@@ -109,3 +110,35 @@ def test_handoff_is_answered_from_the_recording_and_kept_as_an_event(
 def test_tools_that_cannot_be_routed_are_refused_by_name() -> None:
     with pytest.raises(TypeError, match=r"WebSearchTool .* only function tools replay"):
         routed(agents.WebSearchTool(), rt=None)  # type: ignore[arg-type]
+
+
+def test_responses_api_case_replays_strictly_on_its_tool_calls(
+    tmp_path: Path, corpus_dir: Path
+) -> None:
+    # response spans hold no request: strict replay checks every tool call and notes the rest
+    path, truth = _run_responses(tmp_path)
+    assert main(["-C", str(corpus_dir), "add", str(path), "--id", "r", "--allow-incomplete"]) == 0
+
+    @agents.function_tool
+    def get_order(order_id: str) -> dict[str, Any]:
+        """An order by id."""
+        raise AssertionError("replay never runs a tool's body")
+
+    @agents.function_tool
+    def check_refund(order_id: str) -> str:
+        """Whether the refund went through."""
+        raise AssertionError("replay never runs a tool's body")
+
+    refunds = agents.Agent(name="refund-bot", instructions="Refunds.", model="gpt-4.1-mini",
+                           tools=[get_order, check_refund])  # fmt: skip
+
+    def run(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
+        agent, config = replayable(refunds, rt), run_config(rt)
+        asked = case_input["user_message"] or ""  # response spans hold no user message either
+        result = agents.Runner.run_sync(agent, asked, run_config=config)
+        return {"status": "succeeded", "output": result.final_output}
+
+    replayed = replay_case(corpus_dir / "cases" / "r", run)
+    assert replayed.divergence is None, replayed.divergence
+    ran = [e.to_doc() for e in replayed.events if isinstance(e, ToolCallEvent)]
+    assert [(e["tool"], e["arguments"], e.get("result", e.get("error"))) for e in ran] == truth
