@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -116,7 +115,7 @@ class ReplayModel(Model):
             conversation_id=conversation_id, prompt=prompt,
         )  # fmt: skip
         completed = Response(
-            id="__fake_id__", created_at=time.time(), model=self.model, object="response",
+            id="__fake_id__", created_at=0, model=self.model, object="response",
             output=response.output, tool_choice="auto", tools=[], top_p=None,
             parallel_tool_calls=False,
         )  # fmt: skip
@@ -233,6 +232,8 @@ def _reader(tool: FunctionTool) -> Callable[[str], dict[str, Any]]:
     def read(input_json: str) -> dict[str, Any]:
         try:
             raw = json.loads(input_json) if input_json else {}
+            if not isinstance(raw, dict):
+                raise TypeError("the arguments are not a JSON object")
             parsed = dict(schema.params_pydantic_model(**raw)) if schema is not None else raw
         except (ValueError, TypeError) as err:  # pydantic's ValidationError is a ValueError
             raise ModelBehaviorError(f"Invalid JSON input for tool {tool.name}: {err}") from err
