@@ -18,7 +18,9 @@ from corpus_tool.cli import main
 from corpus_tool.model.events import ToolCallEvent
 from corpus_tool.replay.record import RecordMeta, record
 from examples.export_support import ScriptedChatModel
-from tests.ingest.test_sdk_langchain import RecordingClient
+from tests.ingest.test_sdk_langchain import RecordingClient, _run_chain, weather_loop
+from tests.ingest.test_sdk_langchain import get_station as chain_station
+from tests.ingest.test_sdk_langchain import get_weather as chain_weather
 from tests.replaying import replay_case
 
 
@@ -128,3 +130,19 @@ def test_parallel_tool_calls_reach_the_runtime_in_the_order_the_model_asked(
         assert replayed.divergence is None, replayed.divergence
         calls = [e.tool for e in replayed.events if isinstance(e, ToolCallEvent)]
         assert calls == ["get_weather", "get_station"]
+
+
+def test_hand_written_tool_loop_replays_and_catches_the_rebuilt_error(
+    tmp_path: Path, corpus_dir: Path
+) -> None:
+    # the loop catches LookupError itself: the rebuilt error is one
+    case = _case(corpus_dir, _run_chain(tmp_path))
+
+    def run(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
+        model = ReplayChatModel(rt=rt, model="fake-chat-1")
+        loop = weather_loop(model, replay_tools([chain_weather, chain_station], rt))
+        return {"status": "succeeded", "output": loop(case_input["user_message"], {})}
+
+    replayed = replay_case(case, run)
+    assert replayed.divergence is None, replayed.divergence
+    assert replayed.terminal.output == "It is sunny in Tokyo."
