@@ -40,23 +40,35 @@ def problems(body: dict[str, Any]) -> list[Problem]:
         *_truncated(events),
         *_consistency(events),
         *_wrapped_results(events),
-        *_missing_marks(events),
+        *_missing_marks(body, events),
     ]
     return found
 
 
 def mark_missing(body: dict[str, Any]) -> dict[str, Any]:
-    """The body with `missing: [model]` on each model call that names no model id.
+    """The body with `missing: [model]` on each model call that names no model id, and
+    `recorded.missing: [started_at]` when the source held no start time.
 
     What `corpus add --allow-incomplete` stores: the schema requires a model id unless the
     event says the source did not hold one; the completeness finding stays, and only a
     known_unknown case (whose `incomplete` list names it) is accepted with it.
     """
     events = [
-        {**e, "missing": ["model"]} if e.get("type") == "model_call" and not e.get("model") else e
+        {**e, "missing": sorted({*(e.get("missing") or ()), "model"})}
+        if e.get("type") == "model_call" and not e.get("model")
+        else e
         for e in body.get("events") or []
     ]
-    return {**body, "events": events}
+    return {**body, "recorded": _mark_start(body.get("recorded") or {}), "events": events}
+
+
+def _mark_start(recorded: dict[str, Any]) -> dict[str, Any]:
+    """`missing: [started_at]` in place of a start time the source did not hold (an MCP log,
+    a SWE-agent trajectory)."""
+    if recorded.get("started_at"):
+        return recorded
+    kept = {k: v for k, v in recorded.items() if k != "started_at"}
+    return {**kept, "missing": ["started_at"]}
 
 
 def _seq_order(events: list[dict[str, Any]]) -> Iterator[Problem]:
@@ -206,6 +218,11 @@ def _comparable(a: datetime, b: datetime) -> bool:
     return (a.tzinfo is None) == (b.tzinfo is None)
 
 
+def _no_model(model: Any) -> bool:
+    """No model id, or the placeholder a recorder writes when it did not know one."""
+    return not model or str(model).strip().lower() == "unknown"
+
+
 def _versions(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Problem]:
     recorded = body.get("recorded") or {}
     if not recorded.get("started_at"):
@@ -218,11 +235,12 @@ def _versions(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Pr
             "agent name and version (or config hash) are required",
         )
     for i, event in enumerate(events):
-        if event.get("type") == "model_call" and not event.get("model"):
+        if event.get("type") == "model_call" and _no_model(event.get("model")):
             yield Problem(
                 ("events", i),
                 "completeness.version",
-                f"model call at seq {event.get('seq')} names no model id",
+                f"model call at seq {event.get('seq')} names no model id"
+                + (" (`unknown` is not one)" if event.get("model") else ""),
             )
 
 
@@ -317,13 +335,28 @@ def _wrapper(value: Any) -> bool:
     )
 
 
-def _missing_marks(events: list[dict[str, Any]]) -> Iterator[Problem]:
+def _missing_marks(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Problem]:
     """`missing` says the source lacked a field; an event that has the field contradicts it."""
+    recorded = body.get("recorded") or {}
+    if "started_at" in (recorded.get("missing") or []) and recorded.get("started_at"):
+        yield Problem(
+            ("recorded", "missing"),
+            "completeness.missing",
+            "recorded lists started_at as missing but has one",
+        )
     for i, event in enumerate(events):
         for name in event.get("missing") or []:
-            if event.get(name):
+            held = (event.get("request") or {}) if name == "messages" else event
+            if held.get(name):
                 yield Problem(
                     ("events", i, "missing"),
                     "completeness.missing",
                     f"event at seq {event.get('seq')} lists {name} as missing but has one",
+                )
+            elif name == "messages":
+                yield Problem(
+                    ("events", i, "request"),
+                    "completeness.request",
+                    f"model call at seq {event.get('seq')} holds no request messages (the "
+                    "source did not export them): replay cannot check what the agent sends",
                 )

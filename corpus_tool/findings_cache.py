@@ -42,11 +42,13 @@ LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_rs")
 
 @dataclass(frozen=True)
 class Entry:
-    """What validation found in one case: findings (paths relative to the corpus root) and the
-    names of its files that fit their schema (replay takes those without checking again)."""
+    """What validation found in one case: findings (paths relative to the corpus root), the
+    kinds of its files that fit their schema (replay takes those without checking again), and
+    the redaction key id its trace records (the whole-corpus key rules count every case)."""
 
     findings: tuple[Finding, ...]
     valid: tuple[str, ...]
+    key_id: str | None = None
 
 
 class FindingsCache:
@@ -196,15 +198,17 @@ def _verified_entries(path: Path) -> dict[str, Any] | None:
 
 def _encode(entry: Entry) -> Any:
     rows = [[f.path, f.line, f.json_path, f.rule, f.message] for f in entry.findings]
-    return [rows, list(entry.valid)]
+    return [rows, list(entry.valid), entry.key_id]
 
 
 def _decode(value: Any) -> Entry | None:
     """An entry, or None for anything not of the exact shape _encode writes."""
-    if not isinstance(value, list) or len(value) != 2:
+    if not isinstance(value, list) or len(value) != 3:
         return None
-    rows, valid = value
+    rows, valid, key_id = value
     if not isinstance(rows, list) or not _strings(valid):
+        return None
+    if key_id is not None and not isinstance(key_id, str):
         return None
     findings = []
     for row in rows:
@@ -214,7 +218,7 @@ def _decode(value: Any) -> Entry | None:
         if line is not None and (not isinstance(line, int) or isinstance(line, bool)):
             return None
         findings.append(Finding(row[0], line, row[2], row[3], row[4]))
-    return Entry(tuple(findings), tuple(valid))
+    return Entry(tuple(findings), tuple(valid), key_id)
 
 
 def _strings(value: Any) -> bool:

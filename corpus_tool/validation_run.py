@@ -72,9 +72,8 @@ class ValidationRun:
 
     def whole(self) -> list[Finding]:
         """Rules over the whole corpus, meaningful once every file was checked in this run."""
-        return self._shown(
-            self.guard.stale() + validation.check_layout(self.corpus, self._relative)
-        )
+        whole = self.guard.stale() + self.guard.split()
+        return self._shown(whole + validation.check_layout(self.corpus, self._relative))
 
     def case(self, case_id: str) -> CheckedCase:
         """The findings of a case, and what of it is sound."""
@@ -91,6 +90,8 @@ class ValidationRun:
             if self.guard.allowed == allowed:
                 self._cache.put(key, entry)
             return checked
+        if entry.key_id is not None:
+            self.guard.recorded(entry.key_id, case_id)
         valid = {kind: raws[kind] for kind in entry.valid}
         return CheckedCase(self._shown(entry.findings), valid)
 
@@ -108,6 +109,7 @@ class ValidationRun:
 
     def _fresh_entry(self, case_id: str, raws: dict[str, bytes]) -> tuple[CheckedCase, Entry]:
         valid: validation.Valid = {}
+        records = self.guard.records
         found = validation.check_case(
             self.corpus,
             case_id,
@@ -117,7 +119,8 @@ class ValidationRun:
             self._reader(case_id, raws),
         )
         kinds = tuple(_kinds(valid))
-        entry = Entry(tuple(found), kinds)
+        key_id = self.guard.last_key_id if self.guard.records > records else None
+        entry = Entry(tuple(found), kinds, key_id)
         documents = {kind: valid[self._path(case_id, kind)] for kind in kinds}
         valid_raws = {kind: raws[kind] for kind in kinds}
         return CheckedCase(self._shown(entry.findings), valid_raws, documents), entry

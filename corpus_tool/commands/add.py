@@ -22,6 +22,7 @@ from corpus_tool.minimize.report import summary as shrink_summary
 from corpus_tool.minimize.stale import stale
 from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace
+from corpus_tool.redact.rotation import check_key
 from corpus_tool.replay.loader import entrypoint
 
 
@@ -41,6 +42,7 @@ class AddOptions:
     select: str | None = None
     all_runs: bool = False
     keep_going: bool = False
+    tools_log: Path | None = None
     minimize: bool = False
 
 
@@ -56,7 +58,7 @@ def add(
     """
     if options.case_id is not None:
         check_case_id(options.case_id)
-    key = redact.load_key(corpus.config, corpus.root, os.environ if environ is None else environ)
+    key = corpus_key(corpus, os.environ if environ is None else environ)
     planned = plan_file(corpus, options, key)
     for case in planned:
         _write_case(case.target, case.doc, case.expected, options.force)
@@ -64,11 +66,20 @@ def add(
     return 0
 
 
+def corpus_key(corpus: Corpus, environ: Mapping[str, str]) -> redact.RedactionKey:
+    """The redaction key, refused when it is not the corpus's (one corpus, one key)."""
+    key = redact.load_key(corpus.config, corpus.root, environ)
+    check_key(key, corpus)
+    return key
+
+
 def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> list[Planned]:
     """Every case of `options.incident`, checked and ready to write; nothing is written."""
     raw = files.read_bytes(options.incident)
     data, importer = ingest.parse(raw, options.incident, options.source_format)
     runs = _chosen(ingest.load(importer, data, options.incident), options)
+    if options.tools_log is not None:
+        runs = [_paired(runs, options)]
     sha = hashlib.sha256(raw).hexdigest()
     planned = [_plan(corpus, run, options, (sha, key), len(runs) > 1) for run in runs]
     _refuse_twins(planned, options)
@@ -79,16 +90,33 @@ def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> 
 
 
 def _minimized(corpus: Corpus, planned: list[Planned], incident: Path) -> list[Planned]:
-    """Each planned case shrunk to the events that reproduce its drafted trigger."""
+    """Each planned case shrunk to the events that reproduce its drafted trigger.
+
+    The draft is the incident's, not a reviewer's: it is drafted again from the shrunk trace.
+    While shrinking, its `tools.required` (every tool the whole incident called) is left out,
+    or no candidate without an unrelated call could reproduce the failure "and fail nothing
+    more".
+    """
     out = []
     with entrypoint(corpus) as agent:
         for case in planned:
             trace = Trace.from_doc(case.doc)
             expected = Expected.from_doc(files.parse_yaml(case.expected, incident))
-            result, mode = shrink_case(corpus, trace, expected, agent, Asked(), grader=grade_checks)
-            shrunk = shrink_summary(result, mode, stale(expected, result.before, result.trace))
-            out.append(replace(case, doc=result.trace.to_doc(), minimized=shrunk))
+            oracle = _without_required(expected)
+            result, mode = shrink_case(corpus, trace, oracle, agent, Asked(), grader=grade_checks)
+            doc = result.trace.to_doc()
+            text = draft(case.case_id, doc, expected.tier, case.incomplete)
+            redrafted = Expected.from_doc(files.parse_yaml(text, incident))
+            shrunk = shrink_summary(result, mode, stale(redrafted, result.before, result.trace))
+            out.append(replace(case, doc=doc, expected=text, minimized=shrunk))
     return out
+
+
+def _without_required(expected: Expected) -> Expected:
+    tools = expected.expect.tools
+    if tools is None or tools.required is None:
+        return expected
+    return replace(expected, expect=replace(expected.expect, tools=replace(tools, required=None)))
 
 
 def write_planned(planned: list[Planned], force: bool) -> None:
@@ -108,6 +136,7 @@ class Planned:
     incomplete: list[str]
     label: str | None
     minimized: dict[str, Any] | None = None
+    keeps_expected: bool = False  # --force over a case: its reviewed expected.yaml stays
 
 
 def _chosen(runs: list[Imported], options: AddOptions) -> list[Imported]:
@@ -126,6 +155,16 @@ def _chosen(runs: list[Imported], options: AddOptions) -> list[Imported]:
     if not runs:
         raise InputError("the file holds no runs", options.incident)
     return runs
+
+
+def _paired(runs: list[Imported], options: AddOptions) -> Imported:
+    """The one run `--tools-log` completes (its seq numbers are renumbered: no slicing)."""
+    assert options.tools_log is not None
+    if len(runs) != 1:
+        raise UsageError("--tools-log completes one run; pick it with --select")
+    if options.start is not None or options.end is not None:
+        raise UsageError("--tools-log renumbers the events; add the paired case, then slice it")
+    return ingest.with_tools_log(runs[0], options.tools_log)
 
 
 def _select_message(runs: list[Imported], hits: list[Imported], wanted: str) -> str:
@@ -169,7 +208,8 @@ def _plan(
         _check_schema(doc, options.incident)
         doc = Trace.from_doc(doc).to_doc()  # the model's key order: a re-read changes no byte
     expected = draft(case_id, body, options.tier, found)
-    return Planned(case_id, target, doc, expected, found, run.label)
+    keeps = (target / "expected.yaml").is_file()  # only with --force: an existing case
+    return Planned(case_id, target, doc, expected, found, run.label, keeps_expected=keeps)
 
 
 def _redacted(body: dict[str, Any], corpus: Corpus, key: redact.RedactionKey) -> dict[str, Any]:
@@ -253,9 +293,14 @@ def report(corpus: Corpus, planned: list[Planned], output: str, out: TextIO) -> 
                 f"{shrunk['after']['events']} events in {shrunk['replays']} replay(s)\n"
             )
             out.writelines(f"  review expected.yaml: {note}\n" for note in shrunk["stale"])
-        out.write(
-            f"  review {Path(where) / 'expected.yaml'} (lines marked REVIEW) before committing\n"
-        )
+        expected = Path(where) / "expected.yaml"
+        if case.keeps_expected:
+            out.write(
+                f"  kept the reviewed {expected} (not redrafted); check that its expectations "
+                "still fit the new trace\n"
+            )
+        else:
+            out.write(f"  review {expected} (lines marked REVIEW) before committing\n")
 
 
 def case_summary(corpus: Corpus, case: Planned) -> dict[str, Any]:
@@ -267,5 +312,6 @@ def case_summary(corpus: Corpus, case: Planned) -> dict[str, Any]:
         "status": "known_unknown" if case.incomplete else "active",
         "incomplete": case.incomplete,
         "redacted": (case.doc.get("redaction") or {}).get("replaced", 0),
+        "expected": "kept" if case.keeps_expected else "drafted",
         **({"minimized": case.minimized} if case.minimized is not None else {}),
     }

@@ -21,6 +21,7 @@ from corpus_tool.commands.add import (
     Planned,
     add,
     case_summary,
+    corpus_key,
     plan_file,
     report,
     write_planned,
@@ -53,7 +54,9 @@ def add_many(
         return add(corpus, replace(options, incident=incidents[0]), out, environ)
     if options.case_id is not None or options.start is not None or options.end is not None:
         raise UsageError("--id, --start and --end name one incident; add the files one by one")
-    key = redact.load_key(corpus.config, corpus.root, os.environ if environ is None else environ)
+    if options.tools_log is not None:
+        raise UsageError("--tools-log completes one incident; add the files one by one")
+    key = corpus_key(corpus, os.environ if environ is None else environ)
     with _progress(out, len(incidents)) as advance:
         verdicts = [_verdict(corpus, replace(options, incident=p), key, advance) for p in incidents]
     verdicts = _refuse_twins(verdicts)

@@ -12,12 +12,14 @@ from typing import Any
 from corpus_tool import files, schema
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
-from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, CheckResult
+from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, NOT_REACHED, CheckResult
+from corpus_tool.model.cut import CutShort
 from corpus_tool.model.expected import Expect, Expected
 from corpus_tool.model.trace import Trace, Trajectory
 from corpus_tool.replay.divergence import Divergence
-from corpus_tool.replay.engine import Replay
+from corpus_tool.replay.engine import CaseSpec, Replay, cut_short
 from corpus_tool.replay.matching import ignored_fields
+from corpus_tool.replay.requests import SHARED, RequestNote
 from corpus_tool.replay.wire import CaseRequest
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
@@ -45,6 +47,7 @@ class CaseResult:
     error: str | None = None
     reason: str | None = None
     extra_failures: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[RequestNote, ...] = ()
     output: str = ""  # what the agent printed while the case ran (its worker's fds 1 and 2)
     stack: tuple[str, ...] = ()  # where the worker was stuck, when it ran past its time limit
     trajectory: Trajectory | None = None
@@ -52,9 +55,17 @@ class CaseResult:
 
     @property
     def failed_checks(self) -> list[str]:
-        """Names of failing checks; replay.divergence / replay.determinism included."""
-        names = [c.name for c in self.checks if not c.passed]
+        """Names of failing checks; replay.divergence / replay.determinism included.
+
+        A check the run never reached (it stopped at a divergence first) is not among them.
+        """
+        names = [c.name for c in self.checks if c.failed]
         return [*self.extra_failures, *names]
+
+    @property
+    def not_reached(self) -> list[str]:
+        """Names of checks left undecided because a divergence stopped the run."""
+        return [c.name for c in self.checks if c.outcome == NOT_REACHED]
 
     @property
     def counts_as_failure(self) -> bool:
@@ -129,7 +140,12 @@ def case_request(corpus: Corpus, loaded: LoadedCase, mode: str | None) -> CaseRe
     """What a worker needs to replay the case: its files, the mode, the ignored fields."""
     chosen = mode_of(corpus, loaded.expected, mode)
     ignored = ignored_fields(corpus.setting("replay", "ignore_request_fields"))
-    return CaseRequest(loaded.trace_raw, loaded.trace_path, loaded.expected, chosen, ignored)
+    fields = loaded.expected.request_fields or corpus.setting(
+        "replay", "request_fields", default=SHARED
+    )
+    return CaseRequest(
+        loaded.trace_raw, loaded.trace_path, loaded.expected, chosen, ignored, str(fields)
+    )
 
 
 @dataclass(frozen=True)
@@ -144,10 +160,10 @@ class Ran:
 
 
 def judge_case(
-    corpus: Corpus, loaded: LoadedCase, mode: str, ran: Ran, *, grader: GradeRun
+    corpus: Corpus, loaded: LoadedCase, request: CaseRequest, ran: Ran, *, grader: GradeRun
 ) -> CaseResult:
     """The verdict on a replayed case, graded here from the parent's own expected.yaml."""
-    base = _base(loaded, mode)
+    base = _base(loaded, request.mode)
     if ran.error is not None or not ran.runs:
         return CaseResult(
             **base,
@@ -160,10 +176,21 @@ def judge_case(
     exp = loaded.expected
     started = time.perf_counter()
     scorer = corpus.setting("replay", "scorer")
-    first = ran.runs[0]
-    checks = tuple(grader(exp.expect, Trajectory(first.events, first.terminal), scorer))
-    result = _judge(base, exp, ran.runs, checks, ran.duration_ms + _since(started))
+    first = replace(ran.runs[0], cut=_cut(loaded, request, ran.runs[0]))
+    checks = tuple(grader(exp.expect, first.trajectory, scorer))
+    result = _judge(base, exp, [first, *ran.runs[1:]], checks, ran.duration_ms + _since(started))
     return replace(result, output=ran.output, stack=ran.stack)
+
+
+def _cut(loaded: LoadedCase, request: CaseRequest, run: Replay) -> CutShort | None:
+    """Where a divergence stopped the run, worked out here from this process's own files (the
+    trace is parsed only then: a run that was not stopped needs nothing of it)."""
+    if run.divergence is None or not run.divergence.stopped:
+        return None
+    spec = CaseSpec(
+        loaded.trace, loaded.expected, request.mode, request.ignored, request.request_fields
+    )
+    return cut_short(spec, run.events, run.divergence)
 
 
 def _judge(
@@ -178,7 +205,7 @@ def _judge(
     extra = [DIVERGENCE_CHECK] if first.divergence else []
     if any(_fingerprint(r) != _fingerprint(first) for r in runs[1:]):
         extra.append(DETERMINISM_CHECK)
-    failed = bool(extra) or not all(c.passed for c in checks)
+    failed = bool(extra) or any(c.failed for c in checks)
     verdict = "known_unknown" if expected.status == "known_unknown" else None
     verdict = verdict or ("failed" if failed else "passed")
     return CaseResult(
@@ -191,7 +218,8 @@ def _judge(
         unused=tuple(c.seq for c in first.unused),
         extra_failures=tuple(extra),
         reason=_reason(expected, verdict, failed),
-        trajectory=Trajectory(first.events, first.terminal),
+        notes=first.notes,
+        trajectory=first.trajectory,
     )
 
 

@@ -105,7 +105,7 @@ def run_cases(
     """
     snapshot = Snapshot.take(corpus, ids)
     order = _InOrder()
-    flight: dict[int, tuple[int, LoadedCase, str]] = {}  # job -> (place, case, mode)
+    flight: dict[int, tuple[int, LoadedCase, wire.CaseRequest]] = {}  # job -> place, case, ask
 
     def jobs() -> Iterator[Job]:
         reader = load or functools.partial(load_case, corpus)
@@ -115,7 +115,7 @@ def run_cases(
                 order.add(entry)
                 continue
             request = case_request(corpus, entry, options.mode)
-            flight[next(numbers)] = (order.add(None), entry, request.mode)
+            flight[next(numbers)] = (order.add(None), entry, request)
             yield Job(wire.encode_case(request), options.repeat)
 
     queue = jobs()
@@ -125,8 +125,9 @@ def run_cases(
         return
     with _workers(corpus, options, pool) as workers:
         for job, outcome in _started(workers.run(itertools.chain([first], queue))):
-            place, loaded, mode = flight.pop(job)
-            order.done(place, judge_case(corpus, loaded, mode, ran_of(outcome), grader=grader))
+            place, loaded, request = flight.pop(job)
+            ran = ran_of(outcome)
+            order.done(place, judge_case(corpus, loaded, request, ran, grader=grader))
             yield from order.take()
     yield from order.take()
 

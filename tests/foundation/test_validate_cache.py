@@ -148,7 +148,7 @@ def test_another_tool_version_never_reads_this_ones_entries(
 def _poison(path: Path) -> None:
     """Every entry claims its case is clean, under a valid checksum: a cache of another tool."""
     body = json.loads(path.read_text().partition("\n")[2])
-    body["entries"] = {key: [[], value[1]] for key, value in body["entries"].items()}
+    body["entries"] = {key: [[], *value[1:]] for key, value in body["entries"].items()}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"))
     digest = findings_cache._digest(text)
     path.write_text(f"sha256 {digest}\n{text}")
@@ -209,3 +209,13 @@ def test_without_the_override_the_cache_lives_in_the_git_dir(
     assert cli("-C", moved, "validate").code == 1
     assert (git_repo / ".git/corpus-tool" / findings_cache.FILE_NAME).is_file()
     assert not list(moved.rglob(findings_cache.FILE_NAME))  # never inside the tracked tree
+
+
+def test_the_key_rules_count_cases_the_cache_answered_for(cli: Cli, corpus: Path) -> None:
+    """A corpus split over two keys is reported on a warm run too: the cache keeps key ids."""
+    trace = corpus / "cases/inventory-zero-stock/trace.yaml"
+    text = trace.read_text()
+    assert "key_id: k-8005b167ed9c" in text
+    trace.write_text(text.replace("key_id: k-8005b167ed9c", "key_id: k-000000000001"))
+    code, report = same_as_cold(cli, corpus)
+    assert code == 1 and ("corpus.yaml", "redaction.split_key") in rules(report)
