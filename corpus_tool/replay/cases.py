@@ -84,11 +84,15 @@ class LoadedCase:
     expected: Expected
     trace_raw: bytes
     trace_path: Path
+    trace_doc: Any = None  # the parsed trace.yaml, when this run parsed it anyway
 
     @functools.cached_property
     def trace(self) -> Trace:
         """The trace, parsed."""
-        return Trace.from_doc(files.parse_yaml(self.trace_raw, self.trace_path))
+        doc = self.trace_doc
+        return Trace.from_doc(
+            doc if doc is not None else files.parse_yaml(self.trace_raw, self.trace_path)
+        )
 
 
 def load_case(
@@ -119,7 +123,8 @@ def load_case(
     if "expected" not in docs:
         docs["expected"] = files.parse_yaml(raws["expected"], expected_path)
     trace_path = corpus.cases_dir / case_id / "trace.yaml"
-    return LoadedCase(case_id, Expected.from_doc(docs["expected"]), raws["trace"], trace_path)
+    expected = Expected.from_doc(docs["expected"])
+    return LoadedCase(case_id, expected, raws["trace"], trace_path, docs.get("trace"))
 
 
 def mode_of(corpus: Corpus, expected: Expected, override: str | None) -> str:
