@@ -51,10 +51,19 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [f for f in args.only.split(",") if f] if args.only else list(FIGURES)
     started = time.time()
     rows: list[Row] = []
+    failed = []
     try:
         for name in chosen:
             print(f"bench: {name} ...", file=sys.stderr, flush=True)
-            rows.extend(FIGURES[name](bench))
+            try:
+                measured = FIGURES[name](bench)
+            except (Exception, SystemExit) as err:  # one broken figure must not lose the others
+                print(f"bench: {name} failed: {err}", file=sys.stderr, flush=True)
+                failed.append(name)
+                continue
+            for row in measured:
+                print(json.dumps(dataclasses.asdict(row)), file=sys.stderr, flush=True)
+            rows.extend(measured)
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -62,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     print(_table(rows, machine))
     document = {"machine": machine, "figures": [dataclasses.asdict(r) for r in rows]}
     args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    return 0
+    return 1 if failed else 0
 
 
 def _parser() -> argparse.ArgumentParser:
