@@ -7,6 +7,7 @@ show how a call's arguments differ from what `expect` asks. A side that lacks a 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -50,8 +51,25 @@ def field_diff(
     `limit` stops after that many differences.
     """
     found: list[FieldDiff] = []
-    _walk(expected, actual, path, found, limit, extra)
+    if not _identical(expected, actual):
+        _walk(expected, actual, path, found, limit, extra)
     return found
+
+
+def _identical(left: Any, right: Any) -> bool:
+    """Surely no leaf differs: equal for Python (key types, structure) and as JSON text (true is
+    not 1). Checked at C speed first, because a model request re-sends the whole conversation
+    and is nearly always equal to the recorded one; anything else walks the values."""
+    try:
+        if left != right:
+            return False
+        return _text(left) == _text(right)
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, allow_nan=False)
 
 
 def _walk(

@@ -6,7 +6,6 @@ import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from corpus_tool import files, schema
@@ -74,25 +73,21 @@ class CaseResult:
 
 @dataclass(frozen=True)
 class LoadedCase:
-    """A case read for replay: expected.yaml parsed, trace.yaml as the bytes found sound.
+    """A case read for replay: expected.yaml as the model, trace.yaml as the parsed document.
 
-    Replay parses the trace where it replays it (in the worker); `trace` parses it here for
-    whoever needs it in this process (`corpus minimize`, `check --diff`).
+    The worker builds its Trace from the document (a pickle of plain data is cheap to send);
+    `trace` builds one here for whoever needs it in this process (`corpus minimize`, a stopped
+    run's cut, `check --diff`).
     """
 
     case_id: str
     expected: Expected
-    trace_raw: bytes
-    trace_path: Path
-    trace_doc: Any = None  # the parsed trace.yaml, when this run parsed it anyway
+    trace_doc: Any
 
     @functools.cached_property
     def trace(self) -> Trace:
-        """The trace, parsed."""
-        doc = self.trace_doc
-        return Trace.from_doc(
-            doc if doc is not None else files.parse_yaml(self.trace_raw, self.trace_path)
-        )
+        """The trace, as the model."""
+        return Trace.from_doc(self.trace_doc)
 
 
 def load_case(
@@ -104,27 +99,23 @@ def load_case(
     """Read trace.yaml and expected.yaml; a bad file is an InputError naming it.
 
     `valid` holds the bytes of files (by kind: `trace`, `expected`) validation found
-    schema-valid in this run, `parsed` those it parsed: neither is read or checked again.
+    schema-valid in this run, `parsed` those it parsed: neither is read or checked again, and
+    each file is parsed once.
     """
     known = valid or {}
-    raws: dict[str, bytes] = {}
     docs: dict[str, Any] = dict(parsed or {})
     for kind in ("trace", "expected"):
+        if kind in docs:
+            continue
         path = corpus.case_dir(case_id) / f"{kind}.yaml"
         if kind in known:
-            raws[kind] = known[kind]
+            docs[kind] = files.parse_yaml(known[kind], path)
             continue
-        raws[kind] = files.read_bytes(path, within=corpus.root)
-        data, spans = files.parse_yaml_spans(raws[kind], path)
+        data, spans = files.parse_yaml_spans(files.read_bytes(path, within=corpus.root), path)
         if not isinstance(data, dict) or schema.errors(kind, data, plain=spans is not None):
             raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
         docs[kind] = data
-    expected_path = corpus.cases_dir / case_id / "expected.yaml"
-    if "expected" not in docs:
-        docs["expected"] = files.parse_yaml(raws["expected"], expected_path)
-    trace_path = corpus.cases_dir / case_id / "trace.yaml"
-    expected = Expected.from_doc(docs["expected"])
-    return LoadedCase(case_id, expected, raws["trace"], trace_path, docs.get("trace"))
+    return LoadedCase(case_id, Expected.from_doc(docs["expected"]), docs["trace"])
 
 
 def mode_of(corpus: Corpus, expected: Expected, override: str | None) -> str:
@@ -148,9 +139,7 @@ def case_request(corpus: Corpus, loaded: LoadedCase, mode: str | None) -> CaseRe
     fields = loaded.expected.request_fields or corpus.setting(
         "replay", "request_fields", default=SHARED
     )
-    return CaseRequest(
-        loaded.trace_raw, loaded.trace_path, loaded.expected, chosen, ignored, str(fields)
-    )
+    return CaseRequest(loaded.trace_doc, loaded.expected, chosen, ignored, str(fields))
 
 
 @dataclass(frozen=True)

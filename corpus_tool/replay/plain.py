@@ -9,6 +9,15 @@ from typing import Any
 
 def plain(value: Any) -> Any:
     """A deep copy in JSON shapes (tuples become lists), so later mutation cannot reach it."""
+    kind = type(value)  # the exact JSON types first: an ABC check costs more than the copy
+    if kind is str:
+        return text(value)
+    if kind is dict:
+        return {text(k): plain(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [plain(v) for v in value]
+    if value is None or kind is int or kind is float or kind is bool:
+        return value
     if isinstance(value, Mapping):
         return {text(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -26,6 +35,8 @@ def text(value: Any) -> str:
     Otherwise the report, the results JSON and the JUnit file all fail at their first write.
     """
     shown = str(value)
+    if shown.isascii():  # nothing to escape, and no copy to encode it
+        return shown
     try:
         shown.encode("utf-8")
     except UnicodeEncodeError:

@@ -4,9 +4,9 @@ Each message is one frame: an 8-byte length, then the payload. The two direction
 purpose:
 
 - parent -> worker (the worker's setup, then one case per run) is a pickle: the parent trusts
-  itself; the trace travels as the bytes the parent validated, parsed in the worker by the
-  same loader (dates in a YAML tool result stay dates), so a replay in a worker sees what an
-  in-process replay would, and the parent never parses a trace only to send it;
+  itself, and a pickle hands the worker exactly the values the parent parsed (dates in a YAML
+  tool result stay dates), so a replay in a worker sees what an in-process replay would; the
+  trace travels as its parsed document, and the worker builds the model from it;
 - worker -> parent is JSON, decoded with limits and checked field by field: the worker runs
   agent code, so what it sends is untrusted input, never unpickled, and a reply that does not
   fit is an error value for its case, not a crash of the run. Values that JSON cannot carry
@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files
 from corpus_tool.model.diff import FieldDiff
 from corpus_tool.model.events import (
     EVENT_TYPES,
@@ -130,21 +129,19 @@ def decode_setup(payload: bytes) -> WorkerSetup:
 
 @dataclass(frozen=True)
 class CaseRequest:
-    """One case as the parent sends it: the trace as the bytes it validated (the worker parses
-    them with the same loader, so it sees the values the parent would), the expectations as
-    the parent parsed them, the mode and the ignored request fields."""
+    """One case as the parent sends it: the trace as the document the parent parsed (plain
+    data pickles fast, and the worker builds its Trace from it), the expectations as the
+    parent's model, the mode, the ignored request fields, which request fields compare."""
 
-    trace: bytes
-    trace_path: Path
+    trace: Any
     expected: Expected
     mode: str
     ignored: Sequence[str] = ()
     request_fields: str = SHARED
 
     def spec(self) -> CaseSpec:
-        """In the worker: the case to replay (a CorpusError if the trace does not parse)."""
-        doc = files.parse_yaml(self.trace, self.trace_path)
-        trace = Trace.from_doc(doc)
+        """In the worker: the case to replay."""
+        trace = Trace.from_doc(self.trace)
         return CaseSpec(trace, self.expected, self.mode, self.ignored, self.request_fields)
 
 

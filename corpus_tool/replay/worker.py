@@ -181,8 +181,9 @@ def serve(channel: Channel, run: Callable[[CaseSpec], dict[str, Any]]) -> None:
             os._exit(0)  # threads an agent left behind must not keep the worker alive
         try:
             spec = request.spec()
-        except CorpusError as err:  # validated by the parent: only a bug lands here
-            channel.send({"kind": "error", "error": str(err), "output": "", "run": number})
+        except (KeyError, TypeError, ValueError) as err:  # the parent validated it: a bug
+            error = f"the case does not fit the trace model: {err!r:.200}"
+            channel.send({"kind": "error", "error": error, "output": "", "run": number})
             continue
         channel.send({**run(spec), "run": number})
 
