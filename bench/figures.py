@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import corpus as gen
-from bench.measure import ROOT, Sample, corpus_cli, interleaved, median, run, spread
+from bench.measure import ROOT, Sample, corpus_cli, interleaved, median, peak_mb, run, spread
 
 KEY = "bench-key-0123456789abcdef0123456789abcdef"
 
@@ -437,7 +437,7 @@ def memory(bench: Bench) -> list[Row]:
         peaks = {}
         for n in (small_n, bench.big):
             corpus = make(n)
-            peaks[n] = run(argv(corpus), corpus, {"CORPUS_REDACTION_KEY": KEY}, (0, 1)).rss_mb
+            peaks[n] = peak_mb(argv(corpus), corpus, {"CORPUS_REDACTION_KEY": KEY}, (0, 1))
         big, small = peaks[bench.big], peaks[small_n]
         rows.append(
             Row(
@@ -463,7 +463,6 @@ def _detail(samples: list[Sample]) -> dict[str, Any]:
     return {
         "wall_s": spread(samples),
         "cpu_s": spread(samples, "cpu"),
-        "peak_mb": spread(samples, "rss_mb"),
     }
 
 

@@ -10,6 +10,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,13 +53,26 @@ def run(
     return Sample(wall, cpu, usage.ru_maxrss / 1024, process.returncode, out)
 
 
+def peak_mb(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None, ok: Sequence[int] = (0,)
+) -> float:
+    """Peak resident memory of one process, in MB, measured by a small launcher (bench/peak.py)
+    so that the bench's own memory does not count."""
+    with tempfile.NamedTemporaryFile("r", suffix=".peak") as probe:
+        run([sys.executable, str(ROOT / "bench/peak.py"), probe.name, *argv], cwd, env, ok)
+        return int(probe.read() or 0) / 1024
+
+
 def corpus_cli(*args: str) -> list[str]:
     """`corpus ARGS` as a fresh process of this checkout."""
     return [sys.executable, "-m", "corpus_tool", *args]
 
 
 def interleaved(repeat: int, steps: Mapping[str, Callable[[], Sample]]) -> dict[str, list[Sample]]:
-    """Each step once per round, in order, `repeat` rounds: baseline and candidate side by side."""
+    """Each step once per round, in order, `repeat` rounds: baseline and candidate side by side.
+
+    (A sample's rss_mb counts what the process inherited from the bench at fork: an upper
+    bound; `peak_mb` measures memory.)"""
     samples: dict[str, list[Sample]] = {name: [] for name in steps}
     for _ in range(repeat):
         for name, step in steps.items():

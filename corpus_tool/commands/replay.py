@@ -112,12 +112,17 @@ class _Lines:
 
 
 def _kept(options: ReplayOptions, result: CaseResult) -> CaseResult:
-    """What the end of the run needs of a result: its replayed trajectory only when a document
-    shows it (results, json) or a diff of a failure does; memory stays flat otherwise."""
-    shown = options.results is not None or options.output == "json"
-    if shown or (options.diff and result.verdict == "failed") or result.trajectory is None:
+    """What the end of the run needs of a result: all of it when a document shows every case
+    (results, json); else a failure's details (and its trajectory for --diff), and of a case
+    that did not fail its verdict and notes, so memory stays flat as the corpus grows."""
+    if options.results is not None or options.output == "json":
         return result
-    return replace(result, trajectory=None)
+    if result.counts_as_failure or options.verbose:
+        keep_run = options.diff and result.verdict == "failed"
+        return result if keep_run else replace(result, trajectory=None)
+    if options.junit is not None:  # a JUnit testcase of a case that did not fail: no details
+        return replace(result, trajectory=None, checks=(), output="", stack=())
+    return replace(result, trajectory=None, checks=(), output="", stack=(), sequence_diff=())
 
 
 def finish(
@@ -129,14 +134,17 @@ def finish(
     extra: dict[str, Any] | None = None,
 ) -> None:
     """Details of failures (with --diff, recording against replay), the summary, the files."""
-    doc = {**report.document(corpus, results, command), **(extra or {})}
-    if options.results is not None:
-        report.write_results(options.results, doc)
+    if options.results is not None or options.output == "json":  # built only when shown
+        doc = {**report.document(corpus, results, command), **(extra or {})}
+        if options.results is not None:
+            report.write_results(options.results, doc)
+        if options.output == "json":
+            if options.junit is not None:
+                report.write_junit(options.junit, corpus, results)
+            out.write(files.json_text(doc))
+            return
     if options.junit is not None:
         report.write_junit(options.junit, corpus, results)
-    if options.output == "json":
-        out.write(files.json_text(doc))
-        return
     for result in sorted(results, key=lambda r: r.case):
         details = report.detail_lines(result, options.verbose)
         if details and (result.counts_as_failure or options.verbose):
@@ -145,7 +153,7 @@ def finish(
                 lines = recording_diff(corpus, result)
                 out.write("  diff (recording -> replay):\n")
                 out.write("".join(f"    {line}\n" for line in lines))
-    counts = doc["summary"]
+    counts = report.summary(results)
     out.write(
         f"\n{counts['total']} case(s): {counts['passed']} passed, {counts['failed']} failed, "
         f"{counts['error']} error, {counts['known_unknown']} known_unknown, "
