@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
-import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +144,15 @@ def _mend_surrogates(value: Any) -> Any:
 
 
 def parse_yaml(text: str | bytes, path: Path) -> Any:
-    """Parse one YAML document with the safe (C) loader."""
+    """Parse one YAML document with the safe (C) loader; bytes must be UTF-8.
+
+    YAML would also read UTF-16 and UTF-32 (after a byte-order mark), but git shows such a
+    file as binary, so no reviewer sees it, and byte-level scans (comments) miss what it holds.
+    """
+    if isinstance(text, bytes) and text.startswith(_WIDE_BOMS):
+        raise InputError(
+            "not UTF-8 text (UTF-16 or UTF-32, after a byte-order mark); save it as UTF-8", path
+        )
     try:
         return check_depth(yaml.load(text, Loader=_Loader), path, max(len(text), 1000))
     except yaml.MarkedYAMLError as err:
@@ -168,6 +174,10 @@ def parse_yaml(text: str | bytes, path: Path) -> Any:
         raise _too_deep(path) from None
     except ValueError as err:  # an integer of more than 4300 digits
         raise InputError(f"not usable YAML: {str(err).split(';')[0]}", path) from None
+
+
+_WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
+"""UTF-16 LE's mark also starts UTF-32 LE's."""
 
 
 def check_depth(data: Any, path: Path, budget: int | None = None) -> Any:
@@ -264,41 +274,6 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-@contextmanager
-def staged_dir(final: Path, replace: bool = False) -> Iterator[Path]:
-    """Yield a temporary sibling directory; on success it becomes `final` in one rename.
-
-    A crash or an exception inside the block leaves `final` as it was (absent or old).
-    """
-    try:
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
-    except OSError as err:  # `cases` is a file, a read-only place
-        raise InputError(
-            f"cannot write here ({err.strerror or err}); make it a writable directory",
-            final.parent,
-        ) from None
-    try:
-        yield tmp
-        if replace and final.exists():
-            old = final.with_name(f".{final.name}.old")
-            shutil.rmtree(old, ignore_errors=True)
-            os.replace(final, old)
-            os.replace(tmp, final)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            try:
-                os.rename(tmp, final)
-            except OSError as err:  # another run made `final` meanwhile
-                raise InputError(
-                    f"cannot create it ({err.strerror or err}); did another run write it? "
-                    "look, then rerun",
-                    final,
-                ) from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def json_text(document: Any) -> str:

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import completeness, files, ingest, redact, schema
+from corpus_tool import completeness, files, ingest, recovery, redact, schema, staging
 from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import IncompleteError, InputError, UsageError
 from corpus_tool.expectations import draft
+from corpus_tool.faults import Steps
 from corpus_tool.trace import assemble, derive_case_id, slice_body
 
 
@@ -35,7 +36,11 @@ class AddOptions:
 
 
 def add(
-    corpus: Corpus, options: AddOptions, out: TextIO, environ: Mapping[str, str] | None = None
+    corpus: Corpus,
+    options: AddOptions,
+    out: TextIO,
+    environ: Mapping[str, str] | None = None,
+    err: TextIO | None = None,
 ) -> int:
     """Ingest the incident; on any refusal nothing of the case is written.
 
@@ -43,10 +48,12 @@ def add(
     process environment) before anything is written; without a key nothing is.
     A file with many runs (benchmark results) needs `--select` (one run) or `--all` (each
     run its own case). `--all` is all-or-nothing: every run is checked before any is written.
+    Interrupted writes found in the corpus are finished or undone first (noted on `err`).
     """
+    environ = os.environ if environ is None else environ
     if options.case_id is not None:
         check_case_id(options.case_id)
-    key = redact.load_key(corpus.config, corpus.root, os.environ if environ is None else environ)
+    key = redact.load_key(corpus.config, corpus.root, environ)
     raw = files.read_bytes(options.incident)
     data, importer = ingest.parse(raw, options.incident, options.source_format)
     runs = _chosen(ingest.load(importer, data, options.incident), options)
@@ -54,10 +61,23 @@ def add(
     planned = [_plan(corpus, run, options, (sha, key), len(runs) > 1) for run in runs]
     _refuse_twins(planned, options)
     _refuse_incomplete(planned, options)
-    for case in planned:
-        _write_case(case.target, case.doc, case.expected, options.force)
+    _write(corpus, planned, options.force, Steps.from_environ(environ), err)
     _report(corpus, planned, options.output, out)
     return 0
+
+
+def _write(
+    corpus: Corpus, planned: list[_Planned], force: bool, steps: Steps, err: TextIO | None
+) -> None:
+    """Every case under its lock, all locks taken before the first write (all or nothing)."""
+    for note in recovery.recover(corpus, steps):
+        if err is not None:
+            err.write(f"corpus add: {note}\n")
+    with contextlib.ExitStack() as stack:
+        for case in planned:
+            stack.enter_context(staging.locked(case.target, steps))
+        for case in planned:
+            _write_case(case.target, case.doc, case.expected, force, steps)
 
 
 @dataclass(frozen=True)
@@ -182,14 +202,33 @@ def _check_schema(doc: dict[str, Any], incident: Path) -> None:
         )
 
 
-def _write_case(target: Path, trace: dict[str, Any], expected: str, force: bool) -> None:
-    """Write the case in one rename; a reviewed expected.yaml (and other files) survive --force."""
-    with files.staged_dir(target, replace=force) as tmp:
-        if target.exists():
-            shutil.copytree(target, tmp, dirs_exist_ok=True)
-        (tmp / "trace.yaml").write_text(files.dump_yaml(trace), encoding="utf-8")
-        if not (tmp / "expected.yaml").exists():
-            (tmp / "expected.yaml").write_text(expected, encoding="utf-8")
+def _write_case(
+    target: Path, trace: dict[str, Any], expected: str, force: bool, steps: Steps
+) -> None:
+    """Write the case in one rename; a reviewed expected.yaml (and other files) survive --force.
+
+    The old case is copied without following links, and the new trace replaces whatever stood
+    at its name (a link too) rather than writing through it.
+    """
+    with staging.build(target, replace=force, steps=steps) as tmp:
+        if os.path.lexists(target):
+            staging.copy_tree(target, tmp)
+            steps.done(f"previous {target.name} copied")
+        _write_new(tmp / "trace.yaml", files.dump_yaml(trace))
+        steps.done("trace.yaml written")
+        if not os.path.lexists(tmp / "expected.yaml"):
+            _write_new(tmp / "expected.yaml", expected)
+            steps.done("expected.yaml drafted")
+
+
+def _write_new(path: Path, text: str) -> None:
+    """A new file at path: a link standing there is replaced, never written through."""
+    if path.is_dir() and not path.is_symlink():
+        raise InputError("is a directory in the case; move it out, then rerun", path)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    with path.open("x", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
 
 
 def _report(corpus: Corpus, planned: list[_Planned], output: str, out: TextIO) -> None:
