@@ -17,9 +17,14 @@ WAIVERS = "waivers"
 CASE_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
 
 
+def is_case_id(text: str) -> bool:
+    """True for a valid case id: 1-80 of a-z 0-9 . _ -, starting with a letter or digit."""
+    return CASE_ID.fullmatch(text) is not None and ".." not in text
+
+
 def check_case_id(case_id: str) -> str:
     """Return a valid case id or raise UsageError saying what a valid one looks like."""
-    if not CASE_ID.fullmatch(case_id) or ".." in case_id:
+    if not is_case_id(case_id):
         shown = case_id if case_id else "(empty)"
         raise UsageError(
             f"invalid case id {shown!r}: use 1-80 of a-z 0-9 . _ - starting with a letter or digit"
