@@ -27,7 +27,7 @@ from corpus_tool.grade import (
 from corpus_tool.grade.registry import Grader
 from corpus_tool.grade.result import CheckResult
 from corpus_tool.grade.run import make_run
-from corpus_tool.grade.scorers import LEXICAL, Scorer, lexical_scorer, resolve_scorer
+from corpus_tool.grade.scorers import LEXICAL, Scorer, Scorers, lexical_scorer, resolve_scorer
 
 # Registry order is result order; adding a grader is adding a module and a line here.
 GRADERS: Mapping[str, Grader] = MappingProxyType(
@@ -54,15 +54,19 @@ def grade(
     events: Sequence[Mapping[str, Any]],
     terminal: Mapping[str, Any],
     scorer: Scorer | None = None,
+    scorers: Scorers | None = None,
 ) -> list[CheckResult]:
-    """Every check `expect` asks for, graded on the replayed run, in `CHECK_NAMES` order."""
+    """Every check `expect` asks for, graded on the replayed run, in `CHECK_NAMES` order.
+
+    `scorer` is the default similarity scorer; a case names others, looked up in `scorers`.
+    """
     expect = expect or {}
     unknown = sorted(set(expect) - set(GRADERS))
     if unknown:
         raise InputError(
             f"expect has unknown key(s) {', '.join(unknown)}; known: {', '.join(GRADERS)}"
         )
-    run = make_run(events, terminal, scorer)
+    run = make_run(events, terminal, scorer, scorers)
     results: list[CheckResult] = []
     for key, grader in GRADERS.items():
         if key in expect:
@@ -74,10 +78,13 @@ def grade_checks(
     expect: Mapping[str, Any],
     events: Sequence[Mapping[str, Any]],
     terminal: Mapping[str, Any],
-    scorer: str | None,
+    config: Mapping[str, Any],
 ) -> list[dict[str, Any]]:
-    """`grade` with the scorer named by a setting, results as the dicts results documents hold."""
-    results = grade(expect, events, terminal, scorer=resolve_scorer(scorer))
+    """`grade` with the scorers a corpus config registers, results as results documents hold.
+
+    Scorers are imported only when a case uses one, and only from the config's `scorers`.
+    """
+    results = grade(expect, events, terminal, scorers=Scorers.from_config(config))
     return [
         {"name": r.name, "passed": r.passed, "message": r.message, "details": dict(r.details)}
         for r in results
@@ -91,6 +98,7 @@ __all__ = [
     "CheckResult",
     "Grader",
     "Scorer",
+    "Scorers",
     "grade",
     "grade_checks",
     "lexical_scorer",

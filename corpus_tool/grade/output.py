@@ -11,7 +11,7 @@ from corpus_tool.files import canonical_json
 from corpus_tool.grade.registry import Check, TableGrader
 from corpus_tool.grade.result import CheckResult, failed, passed, verdict
 from corpus_tool.grade.run import Run, names, show
-from corpus_tool.grade.scorers import LEXICAL, Scorer, resolve_scorer, scorer_name
+from corpus_tool.grade.scorers import LEXICAL, Scorer, scorer_name
 
 DEFAULT_MIN_SCORE = 0.8
 _EXCERPT = 120
@@ -77,14 +77,18 @@ def similar(spec: Mapping[str, Any], run: Run) -> CheckResult:
 
 
 _NO_SCORER = (
-    "no similarity scorer configured: set replay.scorer in corpus.yaml (module:callable, "
-    f"or `{LEXICAL}` for the built-in token-set fallback) or output.similar.scorer in the case"
+    "no similarity scorer configured: register one under corpus.yaml `scorers` and name it in "
+    f"replay.scorer (or use `{LEXICAL}`, the built-in token-set fallback), or name one in the "
+    "case's output.similar.scorer"
 )
 
 
 def _scorer(spec: Mapping[str, Any], run: Run) -> Scorer | None:
+    """The case's named scorer, else the caller's, else the corpus default (names only)."""
     named = spec.get("scorer")
-    return resolve_scorer(str(named)) if named else run.scorer
+    if named:
+        return run.scorers.resolve(str(named))
+    return run.scorer if run.scorer is not None else run.scorers.resolve()
 
 
 def _score(scorer: Scorer, text: str, reference: str, minimum: float) -> CheckResult:

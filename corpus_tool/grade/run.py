@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from corpus_tool.events import parse_error
 from corpus_tool.files import canonical_json
-from corpus_tool.grade.scorers import Scorer
+from corpus_tool.grade.scorers import Scorer, Scorers
 
 IDEMPOTENCY_ARG = "idempotency_key"
 
@@ -58,6 +58,7 @@ class Run:
     scorer: Scorer | None
     calls: tuple[ToolCall, ...]
     errors: tuple[ErrorSeen, ...]
+    scorers: Scorers = field(default_factory=Scorers)  # what a case may name
 
     def of_type(self, event_type: str) -> list[tuple[int, Mapping[str, Any]]]:
         """(seq, event) for every event of one type, in order."""
@@ -76,13 +77,17 @@ def _canonical(value: Any) -> Any:
 
 
 def make_run(
-    events: Sequence[Mapping[str, Any]], terminal: Mapping[str, Any], scorer: Scorer | None
+    events: Sequence[Mapping[str, Any]],
+    terminal: Mapping[str, Any],
+    scorer: Scorer | None,
+    scorers: Scorers | None = None,
 ) -> Run:
     """Index the events once for all graders."""
     evs = tuple(e for e in events if isinstance(e, Mapping))
     calls = tuple(_tool_call(e, i) for i, e in enumerate(evs) if e.get("type") == "tool_call")
     errors = tuple(_errors(evs))
-    return Run(evs, terminal if isinstance(terminal, Mapping) else {}, scorer, calls, errors)
+    end = terminal if isinstance(terminal, Mapping) else {}
+    return Run(evs, end, scorer, calls, errors, scorers or Scorers())
 
 
 def seq_of(event: Mapping[str, Any], index: int) -> int:

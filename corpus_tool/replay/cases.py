@@ -19,11 +19,11 @@ from corpus_tool.replay.matching import ignored_fields
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
 
 Grader = Callable[
-    [Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Any], "str | None"],
+    [Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Any], Mapping[str, Any]],
     Sequence[Mapping[str, Any]],
 ]
-"""Grades a replayed run: (expect, events, terminal, scorer setting) -> check results as dicts
-(`corpus_tool.grade.grade_checks`); replay itself knows nothing of the graders."""
+"""Grades a replayed run: (expect, events, terminal, corpus config, where scorers are registered)
+-> check results as dicts (`corpus_tool.grade.grade_checks`); replay knows nothing of graders."""
 DIVERGENCE_CHECK, DETERMINISM_CHECK = REPLAY_CHECKS
 
 
@@ -118,8 +118,7 @@ def run_case(
         runs = [replay(agent, spec) for _ in range(max(1, repeat))]
     except AgentContractError as err:
         return CaseResult(**base, verdict="error", error=str(err), duration_ms=_since(started))
-    scorer = corpus.setting("replay", "scorer")
-    checks = tuple(grader(exp.get("expect") or {}, runs[0].events, runs[0].terminal, scorer))
+    checks = tuple(grader(exp.get("expect") or {}, runs[0].events, runs[0].terminal, corpus.config))
     return _judge(base, exp, runs, checks, _since(started))
 
 
