@@ -60,10 +60,15 @@ def affected(
     cache = FactCache.load(repo.cache_dir())
     impact = Impact.from_config(_head_config(repo, sides, layout, root))
     cases = _case_index(repo, sides.snapshot, layout, cache)
-    changes = repo.changes(sides.merge_base, sides.head)
+    # the cache's own files, when CORPUS_CACHE_DIR lies in the work tree, are not a change
+    changes = [
+        c for c in repo.changes(sides.merge_base, sides.head) if not cache.owns(repo.root / c.path)
+    ]
     selection = select(changes, layout, impact, cases, _base_reader(repo, sides.merge_base))
     report = _report(selection, options, sides, _shown(root, cwd))
-    cache.save()
+    warning = cache.save()
+    if warning is not None:
+        err.write(f"corpus affected: warning: {warning}\n")
     REPORTERS[options.output](report, out, err)
     return 0
 
