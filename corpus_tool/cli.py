@@ -61,7 +61,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
         select=args.select,
         all_runs=args.all_runs,
     )
-    return add(_corpus(args), options, sys.stdout, os.environ)
+    return add(_corpus(args), options, sys.stdout, os.environ, sys.stderr)
 
 
 def _args_add(parser: argparse.ArgumentParser) -> None:
@@ -118,7 +118,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from corpus_tool.commands.validate import validate
 
     root = (Path.cwd() / args.directory).resolve() if args.directory is not None else None
-    return validate(root, args.paths, Path.cwd(), date.today(), args.output, sys.stdout, os.environ)
+    today = date.today()
+    return validate(
+        root, args.paths, Path.cwd(), today, args.output, sys.stdout, os.environ, args.staged
+    )
 
 
 def _args_validate(parser: argparse.ArgumentParser) -> None:
@@ -126,7 +129,14 @@ def _args_validate(parser: argparse.ArgumentParser) -> None:
         "paths",
         nargs="*",
         type=Path,
-        help="files to check (as pre-commit passes them); default: the whole corpus",
+        help="files to check (as pre-commit passes them) or directories (every corpus file "
+        "under them); default: the whole corpus",
+    )
+    parser.add_argument(
+        "--staged",
+        action="store_true",
+        help="check what the git index holds for every corpus the staged change touches, "
+        "deleted files included (the pre-commit hook); -C DIR keeps one corpus",
     )
     _output_option(parser)
 
@@ -137,7 +147,7 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
 
     start = (Path.cwd() / args.directory) if args.directory is not None else Path.cwd()
     output = Path.cwd() / args.key_output if args.key_output is not None else None
-    return keygen(output, find_root(start) or start, sys.stdout, sys.stderr)
+    return keygen(output, find_root(start), sys.stdout, sys.stderr)
 
 
 def _args_keygen(parser: argparse.ArgumentParser) -> None:
@@ -155,7 +165,7 @@ def _cmd_forget(args: argparse.Namespace) -> int:
 
     value = sys.stdin.read().strip() if args.value == "-" else args.value
     options = ForgetOptions(value=value, dry_run=args.dry_run, output=args.output)
-    return forget(_corpus(args), options, sys.stdout, os.environ)
+    return forget(_corpus(args), options, sys.stdout, os.environ, sys.stderr)
 
 
 def _args_forget(parser: argparse.ArgumentParser) -> None:
@@ -278,7 +288,8 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
     "validate": (
-        "check schema, completeness and waivers of files or the whole corpus",
+        "check schema, completeness and waivers of files, directories, the staged change, "
+        "or the whole corpus",
         _args_validate,
         _cmd_validate,
     ),

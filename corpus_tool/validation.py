@@ -95,7 +95,11 @@ def check_config(corpus: Corpus, show: Show, inspect: Inspect | None = None) -> 
         return [doc]
     if doc.data is None:
         return []
-    return check_document(doc, "corpus", show) + _inspected(doc, inspect)
+    found = check_document(doc, "corpus", show) + _inspected(doc, inspect)
+    default = (doc.data.get("replay") or {}) if isinstance(doc.data, dict) else {}
+    if not found and isinstance(default, dict) and isinstance(default.get("scorer"), str):
+        found.extend(_scorer_named(doc, ("replay", "scorer"), doc.data, show))
+    return found
 
 
 def check_layout(corpus: Corpus, show: Show) -> list[Finding]:
@@ -119,8 +123,12 @@ def check_case(
     show: Show,
     inspect: Inspect | None = None,
     valid: Valid | None = None,
+    forgetting: frozenset[str] = frozenset(),
 ) -> list[Finding]:
-    """Both files of a case: schema, ids, completeness; schema-valid files go into `valid`."""
+    """Both files of a case: schema, ids, completeness; schema-valid files go into `valid`.
+
+    `forgetting`: cases an interrupted `corpus forget` still has to remove.
+    """
     case_dir = corpus.cases_dir / case_id
     found: list[Finding] = list(_dir_name(case_dir, show))
     docs: dict[str, Document] = {}
@@ -128,13 +136,7 @@ def check_case(
         path = case_dir / name
         if not path.is_file():
             found.append(
-                Finding(
-                    show(path),
-                    None,
-                    "$",
-                    "case.files",
-                    f"case {case_id} has no {name}; re-add it with `corpus add --force`",
-                )
+                Finding(show(path), None, "$", "case.files", _missing(case_id, name, forgetting))
             )
             continue
         doc = load(path, show, corpus.root)
@@ -148,10 +150,52 @@ def check_case(
         found.extend(_inspected(doc, inspect))
         found.extend(_id_matches(doc, case_id, show))
         docs[kind] = doc
+    if "expected" in docs:
+        found.extend(_case_scorer(docs["expected"], corpus, show))
     trace = docs.get("trace")
     if trace is not None and isinstance(trace.data, dict):
         found.extend(_completeness(trace, _accepted(docs.get("expected")), show))
     return found
+
+
+SCORER_PATH = ("expect", "output", "similar", "scorer")
+
+
+def _case_scorer(doc: Document, corpus: Corpus, show: Show) -> list[Finding]:
+    """A case may name only a scorer corpus.yaml registers: a case file never chooses code."""
+    node: Any = doc.data
+    for key in SCORER_PATH:
+        node = node.get(key) if isinstance(node, dict) else None
+    if node is None:
+        return []
+    return _scorer_named(doc, SCORER_PATH, corpus.config, show)
+
+
+def _scorer_named(doc: Document, where: tuple[str, ...], config: Any, show: Show) -> list[Finding]:
+    # imported here: only a corpus that names scorers pays for loading the graders
+    from corpus_tool.grade.scorers import Scorers
+
+    node: Any = doc.data
+    for key in where:
+        node = node[key]
+    scorers = Scorers.from_config(config if isinstance(config, dict) else {})
+    if isinstance(node, str) and scorers.knows(node):
+        return []
+    message = scorers.unknown(str(node))
+    path = "$." + ".".join(where)
+    return [Finding(show(doc.path), doc.line(where), path, "scorer.unregistered", message)]
+
+
+def _missing(case_id: str, name: str, forgetting: frozenset[str]) -> str:
+    if case_id in forgetting:  # re-adding would bring back the person being erased
+        return (
+            f"case {case_id} has no {name}: an interrupted `corpus forget` is removing it; "
+            "rerun `corpus forget` to finish. Never re-add it"
+        )
+    return (
+        f"case {case_id} has no {name}; restore it from git, re-add the case with "
+        "`corpus add --force`, or remove the case whole"
+    )
 
 
 def _dir_name(case_dir: Path, show: Show) -> Iterator[Finding]:
