@@ -101,7 +101,7 @@ def refuse_in_any_repository(path: Path) -> None:
     for folder in path.resolve().parents:
         if (folder / ".git").exists():
             raise CorpusError(
-                f"the redaction key file {path} would be inside the git repository {folder}, "
+                f"the redaction key file {path} is inside the repository {folder}, "
                 "where it could be committed; write it outside every repository (e.g. "
                 "~/.config/corpus-tool/)"
             )
