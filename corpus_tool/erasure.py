@@ -46,8 +46,11 @@ def erase(corpus: Corpus, erasure: Erasure, steps: Steps = NO_STEPS) -> None:
 
 
 def finish(corpus: Corpus, steps: Steps = NO_STEPS) -> Erasure | None:
-    """Carry out the plan an interrupted forget journaled, if there is one; return it."""
-    if not os.path.lexists(corpus.root / JOURNAL):
+    """Carry out the plan an interrupted forget journaled, if there is one; return it.
+
+    A lock a killed forget left is removed too (taking it and letting go removes it).
+    """
+    if not any(os.path.lexists(corpus.root / name) for name in (JOURNAL, LOCK)):
         return None
     with exclusive(corpus.root / LOCK, BUSY):
         erasure = pending(corpus)
