@@ -146,7 +146,7 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
     from corpus_tool.corpus import find_root
 
     start = (Path.cwd() / args.directory) if args.directory is not None else Path.cwd()
-    output = Path.cwd() / args.key_output if args.key_output is not None else None
+    output = Path.cwd() / args.key_output.expanduser() if args.key_output is not None else None
     return keygen(output, find_root(start), sys.stdout, sys.stderr)
 
 

@@ -100,10 +100,29 @@ class FactCache:
     def save(self) -> str | None:
         """Write the cache back when this run parsed anything; a failure is a warning, not fatal.
 
+        Temporary files that runs killed while saving left behind are removed on the way.
+
         Returns the warning (None when saved, or when there was nothing to save).
         """
-        if self.path is None or not self.parsed:
+        if self.path is None or not (self.parsed or _stale_tmps(self.path)):
             return None
+        # A read-only .git or a full disk is no reason to fail: the next run parses again.
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with exclusive(self.path.parent / LOCK_NAME, "busy"):
+                for stale in _stale_tmps(self.path):
+                    staging.remove_tree(stale)
+                if self.parsed:
+                    files.atomic_write(self.path, self._text())
+        except BusyError:
+            return None  # another run is saving what it parsed; this run's facts can wait
+        except (OSError, CorpusError) as err:
+            why = err.message if isinstance(err, CorpusError) else err.strerror or str(err)
+            return f"cannot save the cache in {self.path.parent} ({why}); the next run reparses"
+        return None
+
+    def _text(self) -> str:
+        """The file: a SHA-256 line, then the JSON body (trimmed to the entries last used)."""
         if len(self._trace) + len(self._expected) > MAX_ENTRIES:
             self._trace = {k: v for k, v in self._trace.items() if k in self._used}
             self._expected = {k: v for k, v in self._expected.items() if k in self._used}
@@ -112,18 +131,7 @@ class FactCache:
             sort_keys=True,
             separators=(",", ":"),
         )
-        # A read-only .git or a full disk is no reason to fail: the next run parses again.
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with exclusive(self.path.parent / LOCK_NAME, "busy"):
-                _remove_stale_tmps(self.path)
-                files.atomic_write(self.path, f"sha256 {_digest(body)}\n{body}")
-        except BusyError:
-            return None  # another run is saving what it parsed; this run's facts can wait
-        except (OSError, CorpusError) as err:
-            why = err.message if isinstance(err, CorpusError) else err.strerror or str(err)
-            return f"cannot save the cache in {self.path.parent} ({why}); the next run reparses"
-        return None
+        return f"sha256 {_digest(body)}\n{body}"
 
     def owns(self, path: Path) -> bool:
         """Is `path` one of the cache's own files (in a CORPUS_CACHE_DIR inside the work tree)?"""
@@ -136,11 +144,12 @@ def _is_tmp(name: str) -> bool:
     return name.startswith(f".{FILE_NAME}.") and name.endswith(".tmp")
 
 
-def _remove_stale_tmps(path: Path) -> None:
-    """Temporary files of runs killed while saving (under the lock, no live run has one)."""
-    for name in os.listdir(path.parent):
-        if _is_tmp(name):
-            staging.remove_tree(path.parent / name)
+def _stale_tmps(path: Path) -> list[Path]:
+    """Temporary files of saves (under the lock: of runs killed while saving)."""
+    try:
+        return [path.parent / name for name in os.listdir(path.parent) if _is_tmp(name)]
+    except OSError:
+        return []
 
 
 def _digest(body: str) -> str:
