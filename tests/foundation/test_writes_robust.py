@@ -204,6 +204,9 @@ def test_a_killed_adds_partial_copy_is_reported_then_removed(
         in result.out
     )
     assert "rename the directory" not in result.out
+    hooked = cli("validate", partial / "trace.yaml")  # as an old files-passing hook would
+    assert hooked.code == 1 and "[case.interrupted]" in hooked.out
+    assert "rename the directory" not in hooked.out
     assert cli("-C", reviewed, "add", OTHER, "--id", "other").code == 0
     assert not partial.exists() and _intact(reviewed / "cases" / CASE)
 
