@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from corpus_tool.version import __version__
 
 if TYPE_CHECKING:
+    from corpus_tool.model.values import ModelResponse, ToolCall
     from corpus_tool.replay.record import record
-    from corpus_tool.replay.runtime import Runtime
-    from corpus_tool.replay.values import ModelResponse, ToolCall, ToolError
+    from corpus_tool.replay.runtime import Runtime, ToolError
 
 __all__ = ["ModelResponse", "Runtime", "ToolCall", "ToolError", "__version__", "record"]
 
@@ -17,9 +17,9 @@ __all__ = ["ModelResponse", "Runtime", "ToolCall", "ToolError", "__version__", "
 # commands that never replay do not pay for the replay runtime.
 _LAZY = {
     "Runtime": "corpus_tool.replay.runtime",
-    "ModelResponse": "corpus_tool.replay.values",
-    "ToolCall": "corpus_tool.replay.values",
-    "ToolError": "corpus_tool.replay.values",
+    "ModelResponse": "corpus_tool.model.values",
+    "ToolCall": "corpus_tool.model.values",
+    "ToolError": "corpus_tool.replay.runtime",
     "record": "corpus_tool.replay.record",
 }
 

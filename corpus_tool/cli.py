@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 
-from corpus_tool import __version__
 from corpus_tool.errors import CorpusError
+from corpus_tool.version import __version__
 
 Handler = Callable[[argparse.Namespace], int]
 EPILOG = "exit status: 0 all good, 1 checks found problems, 2 usage or input error"
@@ -46,10 +46,11 @@ def _args_init(parser: argparse.ArgumentParser) -> None:
 
 
 def _cmd_add(args: argparse.Namespace) -> int:
-    from corpus_tool.commands.add import AddOptions, add
+    from corpus_tool.commands.add import AddOptions
+    from corpus_tool.commands.add_batch import add_many
 
     options = AddOptions(
-        incident=args.incident,
+        incident=args.incident[0],
         case_id=args.id,
         start=args.start,
         end=args.end,
@@ -60,12 +61,26 @@ def _cmd_add(args: argparse.Namespace) -> int:
         output=args.output,
         select=args.select,
         all_runs=args.all_runs,
+        keep_going=args.keep_going,
+        minimize=args.minimize,
     )
-    return add(_corpus(args), options, sys.stdout, os.environ, sys.stderr)
+    return add_many(_corpus(args), args.incident, options, sys.stdout, os.environ, sys.stderr)
 
 
 def _args_add(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("incident", type=Path, help="the incident trace file (JSON)")
+    parser.add_argument(
+        "incident",
+        type=Path,
+        nargs="+",
+        help="incident files, or directories (every file below them); all are checked "
+        "before any case is written",
+    )
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="with many incidents: add every good one and report the refused ones "
+        "(default: one refused file means nothing is written)",
+    )
     parser.add_argument(
         "--format",
         dest="source_format",
@@ -103,6 +118,12 @@ def _args_add(parser: argparse.ArgumentParser) -> None:
         "--allow-incomplete",
         action="store_true",
         help="keep an incomplete incident as a known_unknown case",
+    )
+    parser.add_argument(
+        "--minimize",
+        action="store_true",
+        help="before writing, shrink the trace to the events that reproduce the drafted "
+        "trigger when the agent replays it (as `corpus minimize` does)",
     )
     parser.add_argument(
         "--json",
@@ -238,7 +259,7 @@ def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from corpus_tool.replay.suite import RunOptions
 
     run = RunOptions(tuple(getattr(args, "cases", ())), args.mode, args.tier, args.repeat)
-    return ReplayOptions(run, args.output, args.junit, args.results)
+    return ReplayOptions(run, args.output, args.junit, args.results, args.diff)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -263,6 +284,11 @@ def _args_run(parser: argparse.ArgumentParser) -> None:
         "--results", type=Path, metavar="FILE", help="also write the results JSON (gate input)"
     )
     parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="for each failing case, show `corpus diff` of its recording and its replay",
+    )
+    parser.add_argument(
         "--repeat",
         type=_repeat_count,
         default=1,
@@ -284,6 +310,83 @@ def _args_replay(parser: argparse.ArgumentParser) -> None:
     _args_run(parser)
 
 
+def _cmd_minimize(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.minimize import MinimizeOptions, minimize
+    from corpus_tool.minimize.case import Asked
+
+    asked = Asked(args.until, args.mode, args.max_replays)
+    options = MinimizeOptions(args.case, asked, args.dry_run, args.output)
+    return minimize(_corpus(args), options, sys.stdout)
+
+
+def _args_minimize(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("case", metavar="CASE", help="the case id")
+    parser.add_argument(
+        "--until",
+        metavar="TRIGGER",
+        help="what must still happen: a check name (tools.args), a divergence kind "
+        "(ToolArguments) or an error type (ZeroDivisionError); default: expected.yaml's "
+        "trigger, else the recorded error type, else the first failing check",
+    )
+    parser.add_argument(
+        "--max-replays",
+        type=_replay_budget,
+        default=500,
+        metavar="N",
+        help="stop after N replays and keep the smallest trace found (default 500)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("strict", "lenient"),
+        help="replay candidates in this mode (default: the case's own)",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="report what would be removed, write nothing"
+    )
+    _output_option(parser)
+
+
+def _replay_budget(text: str) -> int:
+    """--max-replays N: 1 to 100000."""
+    if not text.isdigit() or not 1 <= int(text) <= 100_000:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of replays from 1 to 100000")
+    return int(text)
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.diff import DiffOptions, diff
+
+    ignore = tuple(name for given in args.ignore for name in given.split(",") if name)
+    options = DiffOptions(args.a, args.b, args.output, ignore, args.judge)
+    return diff(options, sys.stdout, lambda: _corpus(args))
+
+
+def _args_diff(parser: argparse.ArgumentParser) -> None:
+    what = "a trace.yaml, a case directory, or a results document (replay --results FILE)"
+    parser.add_argument("a", type=Path, metavar="A", help=f"the base run: {what}")
+    parser.add_argument("b", type=Path, metavar="B", help="the run compared with A (same kinds)")
+    parser.add_argument(
+        "--format",
+        dest="output",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text for people (default), json for machines, markdown for a pull request",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="a field not to compare: a name anywhere (idempotency_key) or a dotted path "
+        "(arguments.note); repeat or comma-separate",
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="NAME",
+        help="also ask the judge registered under this name in corpus.yaml `judges`",
+    )
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
@@ -296,6 +399,16 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
     "affected": ("the cases a git diff can affect, and why", _args_affected, _cmd_affected),
     "replay": ("replay cases against the agent and grade them", _args_replay, _cmd_replay),
     "check": ("validate, replay and grade the whole corpus", _args_run, _cmd_check),
+    "minimize": (
+        "shrink a case to the fewest events that still reproduce its trigger",
+        _args_minimize,
+        _cmd_minimize,
+    ),
+    "diff": (
+        "compare two traces or runs step by step: what changed, and a verdict",
+        _args_diff,
+        _cmd_diff,
+    ),
     "keygen": (
         "make a redaction key: print it, or write a key file outside the repository",
         _args_keygen,

@@ -1,4 +1,9 @@
-"""Is a trace complete enough to be a regression case? Every problem, never just the first."""
+"""Is a trace complete enough to be a regression case? Every problem, never just the first.
+
+The rules are the ones the README lists under `corpus add` (Completeness); each problem names
+its rule (`completeness.seq`, `.tool_result`, `.tool_link`, `.timestamp`, `.version`,
+`.truncated`), which validate prints.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +12,24 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from corpus_tool.events import parse_time
+from corpus_tool.files import canonical_json
+from corpus_tool.model.values import parse_time
 
-Path_ = tuple[str | int, ...]
+JsonPath = tuple[str | int, ...]
+"""A place in a trace body: keys and list indexes from the top."""
 
 
 @dataclass(frozen=True)
 class Problem:
     """One completeness problem at a JSON path of the trace body."""
 
-    where: Path_
+    where: JsonPath
     rule: str
     message: str
 
 
 def problems(body: dict[str, Any]) -> list[Problem]:
-    """Every completeness problem of a trace body (see schemas/trace.schema.json)."""
+    """Every completeness problem of a trace body."""
     events = [e for e in body.get("events") or [] if isinstance(e, dict)]
     found = [
         *_seq_order(events),
@@ -31,8 +38,25 @@ def problems(body: dict[str, Any]) -> list[Problem]:
         *_timestamps(body, events),
         *_versions(body, events),
         *_truncated(events),
+        *_consistency(events),
+        *_wrapped_results(events),
+        *_missing_marks(events),
     ]
     return found
+
+
+def mark_missing(body: dict[str, Any]) -> dict[str, Any]:
+    """The body with `missing: [model]` on each model call that names no model id.
+
+    What `corpus add --allow-incomplete` stores: the schema requires a model id unless the
+    event says the source did not hold one; the completeness finding stays, and only a
+    known_unknown case (whose `incomplete` list names it) is accepted with it.
+    """
+    events = [
+        {**e, "missing": ["model"]} if e.get("type") == "model_call" and not e.get("model") else e
+        for e in body.get("events") or []
+    ]
+    return {**body, "events": events}
 
 
 def _seq_order(events: list[dict[str, Any]]) -> Iterator[Problem]:
@@ -210,3 +234,96 @@ def _truncated(events: list[dict[str, Any]]) -> Iterator[Problem]:
                 "completeness.truncated",
                 f"event at seq {event.get('seq')} was truncated at capture",
             )
+
+
+def _requested(events: list[dict[str, Any]]) -> dict[Any, tuple[int, dict[str, Any]]]:
+    """The model's requested calls by call id (the first request of each id)."""
+    out: dict[Any, tuple[int, dict[str, Any]]] = {}
+    for i, event in enumerate(events):
+        if event.get("type") != "model_call":
+            continue
+        for call in (event.get("response") or {}).get("tool_calls") or []:
+            if isinstance(call, dict) and call.get("id"):
+                out.setdefault(call["id"], (i, call))
+    return out
+
+
+def _consistency(events: list[dict[str, Any]]) -> Iterator[Problem]:
+    """A tool_call ran what the model asked for under its call id: same tool, and every
+    argument the model gave, equal as canonical JSON (key order does not matter).
+
+    A case that contradicts itself (an importer that kept a wrapper instead of the arguments)
+    can only diverge on replay.
+    """
+    requested = _requested(events)
+    for i, event in enumerate(events):
+        if event.get("type") != "tool_call" or event.get("call_id") not in requested:
+            continue
+        j, call = requested[event["call_id"]]
+        where = f"under call id {event['call_id']} at seq {events[j].get('seq')}"
+        if call.get("name") != event.get("tool"):
+            yield Problem(
+                ("events", i, "tool"),
+                "completeness.consistency",
+                f"tool_call at seq {event.get('seq')} ran {event.get('tool')} but the model "
+                f"asked for {call.get('name')} {where}",
+            )
+        elif _contradicts(call.get("arguments"), event.get("arguments")):
+            yield Problem(
+                ("events", i, "arguments"),
+                "completeness.consistency",
+                f"tool_call {event.get('tool')} at seq {event.get('seq')} has arguments "
+                f"{_canonical(event.get('arguments'))} but the model asked for "
+                f"{_canonical(call.get('arguments'))} {where}",
+            )
+
+
+def _contradicts(asked: Any, ran: Any) -> bool:
+    """Whether the arguments that ran differ from the model's on any argument the model gave.
+
+    An agent may add arguments of its own (an idempotency key, a tenant id): those contradict
+    nothing. A missing, renamed or changed argument does.
+    """
+    asked, ran = asked or {}, ran or {}
+    if not isinstance(asked, dict) or not isinstance(ran, dict):
+        return _canonical(asked) != _canonical(ran)
+    return any(k not in ran or _canonical(v) != _canonical(ran[k]) for k, v in asked.items())
+
+
+def _canonical(value: Any) -> str:
+    return canonical_json(value if value is not None else {})
+
+
+def _wrapped_results(events: list[dict[str, Any]]) -> Iterator[Problem]:
+    for i, event in enumerate(events):
+        if event.get("type") == "tool_call" and _wrapper(event.get("result")):
+            yield Problem(
+                ("events", i, "result"),
+                "completeness.wrapped_result",
+                f"tool_call {event.get('tool')} at seq {event.get('seq')} holds a tracing "
+                "library's message object as its result, not what the tool returned",
+            )
+
+
+def _wrapper(value: Any) -> bool:
+    """LangChain's ToolMessage as its tracers serialize it: `lc` constructor or `{type, data}`."""
+    if not isinstance(value, dict):
+        return False
+    if value.get("lc") and isinstance(value.get("kwargs"), dict):
+        return str((value.get("id") or [""])[-1]).endswith("Message")
+    data = value.get("data")
+    return (value.get("type") == "tool" and isinstance(data, dict) and "tool_call_id" in data) or (
+        value.get("type") == "tool" and "tool_call_id" in value and "content" in value
+    )
+
+
+def _missing_marks(events: list[dict[str, Any]]) -> Iterator[Problem]:
+    """`missing` says the source lacked a field; an event that has the field contradicts it."""
+    for i, event in enumerate(events):
+        for name in event.get("missing") or []:
+            if event.get(name):
+                yield Problem(
+                    ("events", i, "missing"),
+                    "completeness.missing",
+                    f"event at seq {event.get('seq')} lists {name} as missing but has one",
+                )

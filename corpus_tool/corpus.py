@@ -8,13 +8,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files, schema
+from corpus_tool import files, schema, yaml_lines
 from corpus_tool.errors import InputError, UsageError
 
 CONFIG_NAME = "corpus.yaml"
 CASES = "cases"
 WAIVERS = "waivers"
 CASE_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
+
+
+LEXICAL_SCORER = "lexical"
+"""The built-in similarity scorer: the one scorer name corpus.yaml need not register."""
+
+
+def registered_scorers(config: Mapping[str, Any]) -> dict[str, str]:
+    """corpus.yaml `scorers`: name -> module:callable, the only place a scorer's code is named."""
+    table = config.get("scorers")
+    if not isinstance(table, Mapping):
+        return {}
+    return {str(name): spec for name, spec in table.items() if isinstance(spec, str)}
+
+
+def unregistered_scorer(name: object, config: Mapping[str, Any]) -> str | None:
+    """Why a case (or replay.scorer) may not name this scorer; None when it may."""
+    known = registered_scorers(config)
+    if name == LEXICAL_SCORER or (isinstance(name, str) and name in known):
+        return None
+    names = ", ".join(sorted({LEXICAL_SCORER, *known}))
+    return (
+        f"scorer {name!r} is not registered in corpus.yaml `scorers` (known: {names}); a case "
+        "names a scorer, and only corpus.yaml maps a name to code"
+    )
 
 
 def is_case_id(text: str) -> bool:
@@ -107,7 +131,7 @@ def load_config(root: Path) -> dict[str, Any]:
     errors = schema.errors("corpus", data)
     if errors:
         first = errors[0]
-        line = files.line_at(path.read_bytes(), tuple(first.absolute_path))
+        line = yaml_lines.line_at(path.read_bytes(), tuple(first.absolute_path))
         where = schema.json_path(first.absolute_path)
         raise InputError(f"{where}: {first.message}; see `corpus validate`", path, line)
     return data

@@ -18,7 +18,7 @@ from corpus_tool.errors import InputError
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C speed where libyaml is built
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc]
+class Loader(_BaseLoader):  # type: ignore[misc]
     """Safe loader that keeps timestamps as the strings they were written as.
 
     Corpus files are JSON-shaped: `expires: 2026-12-31` must read as the string the schemas
@@ -40,7 +40,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
         return super().construct_mapping(node, deep)
 
 
-_Loader.yaml_implicit_resolvers = {
+Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
 }
@@ -154,7 +154,7 @@ def parse_yaml(text: str | bytes, path: Path) -> Any:
             "not UTF-8 text (UTF-16 or UTF-32, after a byte-order mark); save it as UTF-8", path
         )
     try:
-        return check_depth(yaml.load(text, Loader=_Loader), path, max(len(text), 1000))
+        return check_depth(yaml.load(text, Loader=Loader), path, max(len(text), 1000))
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         line = mark.line + 1 if mark is not None else None
@@ -218,40 +218,6 @@ def _too_deep(path: Path) -> InputError:
 def read_yaml(path: Path, limit: int | None = None) -> Any:
     """Read and parse a YAML file."""
     return parse_yaml(read_bytes(path, limit), path)
-
-
-def yaml_lines(text: str | bytes) -> dict[tuple[str | int, ...], int]:
-    """Map every JSON path of a YAML document to its 1-based line (for findings)."""
-    lines: dict[tuple[str | int, ...], int] = {}
-    try:
-        root = yaml.compose(text, Loader=_Loader)
-    except yaml.YAMLError:
-        return lines
-    stack: list[tuple[yaml.Node, tuple[str | int, ...]]] = [(root, ())] if root else []
-    while stack:
-        node, where = stack.pop()
-        lines.setdefault(where, node.start_mark.line + 1)
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                here = (*where, key.value)
-                lines[here] = key.start_mark.line + 1
-                stack.append((value, here))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend((item, (*where, i)) for i, item in enumerate(node.value))
-    return lines
-
-
-def line_of(lines: dict[tuple[str | int, ...], int], where: tuple[str | int, ...]) -> int | None:
-    """The line of the deepest known prefix of `where`."""
-    for cut in range(len(where), -1, -1):
-        if where[:cut] in lines:
-            return lines[where[:cut]]
-    return None
-
-
-def line_at(text: str | bytes, where: tuple[str | int, ...]) -> int | None:
-    """The line of `where` (or of its deepest known prefix) in a YAML document."""
-    return line_of(yaml_lines(text), where)
 
 
 def atomic_write(path: Path, text: str) -> None:

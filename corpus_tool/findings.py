@@ -1,4 +1,4 @@
-"""Findings are data: what validation, redaction and grading report, and their reporters."""
+"""Findings are data: what validation and the redaction check report, and their reporters."""
 
 from __future__ import annotations
 

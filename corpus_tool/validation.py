@@ -9,10 +9,11 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import completeness, files, schema
-from corpus_tool.corpus import CONFIG_NAME, Corpus, check_case_id
+from corpus_tool import completeness, files, schema, yaml_lines
+from corpus_tool.corpus import CONFIG_NAME, Corpus, check_case_id, unregistered_scorer
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import Finding
+from corpus_tool.model.checks import WAIVABLE
 
 Show = Callable[[Path], str]
 Valid = dict[Path, Any]
@@ -29,10 +30,10 @@ class Document:
 
     @functools.cached_property
     def _lines(self) -> dict[tuple[str | int, ...], int]:
-        return files.yaml_lines(self.raw)
+        return yaml_lines.lines_of(self.raw)
 
     def line(self, where: tuple[str | int, ...]) -> int | None:
-        return files.line_of(self._lines, where)
+        return yaml_lines.line_of(self._lines, where)
 
 
 def load(path: Path, show: Show, root: Path | None = None) -> Document | Finding:
@@ -172,16 +173,12 @@ def _case_scorer(doc: Document, corpus: Corpus, show: Show) -> list[Finding]:
 
 
 def _scorer_named(doc: Document, where: tuple[str, ...], config: Any, show: Show) -> list[Finding]:
-    # imported here: only a corpus that names scorers pays for loading the graders
-    from corpus_tool.grade.scorers import Scorers
-
     node: Any = doc.data
     for key in where:
         node = node[key]
-    scorers = Scorers.from_config(config if isinstance(config, dict) else {})
-    if isinstance(node, str) and scorers.knows(node):
+    message = unregistered_scorer(node, config if isinstance(config, dict) else {})
+    if message is None:
         return []
-    message = scorers.unknown(str(node))
     path = "$." + ".".join(where)
     return [Finding(show(doc.path), doc.line(where), path, "scorer.unregistered", message)]
 
@@ -263,7 +260,7 @@ def check_waiver(
             at("case", "waiver.case", f"names case {data['case']!r}, which does not exist")
         )
     listed = set(data.get("checks") or [])
-    known = _known_checks() if listed else ()
+    known = WAIVABLE if listed else ()
     unknown = sorted(listed - set(known))
     if unknown:
         found.append(
@@ -275,16 +272,6 @@ def check_waiver(
         )
     found.extend(_expiry(data, today, corpus.setting("waivers", "max_days"), at))
     return found
-
-
-def _known_checks() -> tuple[str, ...]:
-    """Every check name a waiver may list: `all`, the graders' and replay's own."""
-    # imported here: validating a corpus needs the names only, not the graders and the replay
-    # runtime their packages load
-    from corpus_tool.grade import CHECK_NAMES
-    from corpus_tool.replay.divergence import REPLAY_CHECKS
-
-    return ("all", *CHECK_NAMES, *REPLAY_CHECKS)
 
 
 def _expiry(

@@ -6,16 +6,24 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from corpus_tool import completeness, files, ingest, recovery, redact, schema, staging
+from corpus_tool.assemble import assemble, derive_case_id, slice_body
 from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import IncompleteError, InputError, UsageError
 from corpus_tool.expectations import draft
-from corpus_tool.faults import Steps
-from corpus_tool.trace import assemble, derive_case_id, slice_body
+from corpus_tool.faults import NO_STEPS, Steps
+from corpus_tool.grade import grade_checks
+from corpus_tool.ingest.imported import Imported
+from corpus_tool.minimize.case import Asked, shrink_case
+from corpus_tool.minimize.report import summary as shrink_summary
+from corpus_tool.minimize.stale import stale
+from corpus_tool.model.expected import Expected
+from corpus_tool.model.trace import Trace
+from corpus_tool.replay.loader import entrypoint
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,8 @@ class AddOptions:
     output: str = "text"
     select: str | None = None
     all_runs: bool = False
+    keep_going: bool = False
+    minimize: bool = False
 
 
 def add(
@@ -54,6 +64,14 @@ def add(
     if options.case_id is not None:
         check_case_id(options.case_id)
     key = redact.load_key(corpus.config, corpus.root, environ)
+    planned = plan_file(corpus, options, key)
+    write_planned(corpus, planned, options.force, Steps.from_environ(environ), err)
+    report(corpus, planned, options.output, out)
+    return 0
+
+
+def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> list[Planned]:
+    """Every case of `options.incident`, checked and ready to write; nothing is written."""
     raw = files.read_bytes(options.incident)
     data, importer = ingest.parse(raw, options.incident, options.source_format)
     runs = _chosen(ingest.load(importer, data, options.incident), options)
@@ -61,15 +79,38 @@ def add(
     planned = [_plan(corpus, run, options, (sha, key), len(runs) > 1) for run in runs]
     _refuse_twins(planned, options)
     _refuse_incomplete(planned, options)
-    _write(corpus, planned, options.force, Steps.from_environ(environ), err)
-    _report(corpus, planned, options.output, out)
-    return 0
+    if options.minimize:
+        planned = _minimized(corpus, planned, options.incident)
+    return planned
 
 
-def _write(
-    corpus: Corpus, planned: list[_Planned], force: bool, steps: Steps, err: TextIO | None
+def _minimized(corpus: Corpus, planned: list[Planned], incident: Path) -> list[Planned]:
+    """Each planned case shrunk to the events that reproduce its drafted trigger."""
+    out = []
+    with entrypoint(corpus) as agent:
+        for case in planned:
+            trace = Trace.from_doc(case.doc)
+            expected = Expected.from_doc(files.parse_yaml(case.expected, incident))
+            result, mode = shrink_case(corpus, trace, expected, agent, Asked(), grader=grade_checks)
+            shrunk = shrink_summary(result, mode, stale(expected, result.before, result.trace))
+            out.append(replace(case, doc=result.trace.to_doc(), minimized=shrunk))
+    return out
+
+
+def write_planned(
+    corpus: Corpus,
+    planned: list[Planned],
+    force: bool,
+    steps: Steps = NO_STEPS,
+    err: TextIO | None = None,
 ) -> None:
-    """Every case under its lock, all locks taken before the first write (all or nothing)."""
+    """Write checked cases, each in one rename under its lock, every lock taken first.
+
+    Interrupted writes in the corpus are finished or undone before (noted on `err`); a case
+    another command is writing stops the whole write with BusyError before anything changes.
+    """
+    if not planned:
+        return
     for note in recovery.recover(corpus, steps):
         if err is not None:
             err.write(f"corpus add: {note}\n")
@@ -81,7 +122,7 @@ def _write(
 
 
 @dataclass(frozen=True)
-class _Planned:
+class Planned:
     """A case checked and ready to be written."""
 
     case_id: str
@@ -90,9 +131,10 @@ class _Planned:
     expected: str
     incomplete: list[str]
     label: str | None
+    minimized: dict[str, Any] | None = None
 
 
-def _chosen(runs: list[ingest.Imported], options: AddOptions) -> list[ingest.Imported]:
+def _chosen(runs: list[Imported], options: AddOptions) -> list[Imported]:
     """The runs the command line asked for."""
     if options.select is not None:
         hits = [r for r in runs if options.select in (r.label, r.task_id)]
@@ -110,24 +152,24 @@ def _chosen(runs: list[ingest.Imported], options: AddOptions) -> list[ingest.Imp
     return runs
 
 
-def _select_message(runs: list[ingest.Imported], hits: list[ingest.Imported], wanted: str) -> str:
+def _select_message(runs: list[Imported], hits: list[Imported], wanted: str) -> str:
     if hits:
         return f"--select {wanted} matches {len(hits)} runs ({_labels(hits)}); select by label"
     return f"no run with task id or label {wanted!r}; the file holds: {_labels(runs)}"
 
 
-def _labels(runs: list[ingest.Imported], most: int = 8) -> str:
+def _labels(runs: list[Imported], most: int = 8) -> str:
     names = [r.label or r.trace_id or "?" for r in runs[:most]]
     return ", ".join(names) + (f", ... ({len(runs)} in all)" if len(runs) > most else "")
 
 
 def _plan(
     corpus: Corpus,
-    run: ingest.Imported,
+    run: Imported,
     options: AddOptions,
     source: tuple[str, redact.RedactionKey],
     many: bool,
-) -> _Planned:
+) -> Planned:
     if many:
         prefix = f"{options.case_id}-" if options.case_id else ""
         case_id = check_case_id(derive_case_id(run, options.incident, prefix))
@@ -143,12 +185,15 @@ def _plan(
     sha, key = source
     body = _redacted(slice_body(run.body, options.start, options.end), corpus, key)
     found = [p.message for p in completeness.problems(body)]
+    if found and options.allow_incomplete:
+        body = completeness.mark_missing(body)
     doc = assemble(case_id, run, body, sha, (options.start, options.end))
     _redact_source(doc, corpus, key)
     if not found or options.allow_incomplete:  # an incomplete run is refused for that first
         _check_schema(doc, options.incident)
+        doc = Trace.from_doc(doc).to_doc()  # the model's key order: a re-read changes no byte
     expected = draft(case_id, body, options.tier, found)
-    return _Planned(case_id, target, doc, expected, found, run.label)
+    return Planned(case_id, target, doc, expected, found, run.label)
 
 
 def _redacted(body: dict[str, Any], corpus: Corpus, key: redact.RedactionKey) -> dict[str, Any]:
@@ -169,7 +214,7 @@ def _drop_keys(corpus: Corpus) -> list[str]:
     return [str(name) for name in corpus.setting("redaction", "drop_keys", default=[]) or []]
 
 
-def _refuse_twins(planned: list[_Planned], options: AddOptions) -> None:
+def _refuse_twins(planned: list[Planned], options: AddOptions) -> None:
     """Two runs of one file must not land in one case directory."""
     seen: dict[str, str | None] = {}
     for case in planned:
@@ -182,7 +227,7 @@ def _refuse_twins(planned: list[_Planned], options: AddOptions) -> None:
         seen[case.case_id] = case.label
 
 
-def _refuse_incomplete(planned: list[_Planned], options: AddOptions) -> None:
+def _refuse_incomplete(planned: list[Planned], options: AddOptions) -> None:
     bad = [p for p in planned if p.incomplete]
     if not bad or options.allow_incomplete:
         return
@@ -231,8 +276,8 @@ def _write_new(path: Path, text: str) -> None:
         handle.write(text)
 
 
-def _report(corpus: Corpus, planned: list[_Planned], output: str, out: TextIO) -> None:
-    summaries = [_summary(corpus, p) for p in planned]
+def report(corpus: Corpus, planned: list[Planned], output: str, out: TextIO) -> None:
+    summaries = [case_summary(corpus, p) for p in planned]
     if output == "json":
         doc: Any = summaries[0] if len(summaries) == 1 else summaries
         out.write(files.json_text(doc))
@@ -244,12 +289,19 @@ def _report(corpus: Corpus, planned: list[_Planned], output: str, out: TextIO) -
         out.write(f"  redacted {record.get('replaced', 0)} values (key {record.get('key_id')})\n")
         for problem in case.incomplete:
             out.write(f"  incomplete: {problem}\n")
+        if case.minimized is not None:
+            shrunk = case.minimized
+            out.write(
+                f"  minimized ({shrunk['trigger']}): {shrunk['before']['events']} -> "
+                f"{shrunk['after']['events']} events in {shrunk['replays']} replay(s)\n"
+            )
+            out.writelines(f"  review expected.yaml: {note}\n" for note in shrunk["stale"])
         out.write(
             f"  review {Path(where) / 'expected.yaml'} (lines marked REVIEW) before committing\n"
         )
 
 
-def _summary(corpus: Corpus, case: _Planned) -> dict[str, Any]:
+def case_summary(corpus: Corpus, case: Planned) -> dict[str, Any]:
     return {
         "case": case.case_id,
         "path": str(corpus.case_dir(case.case_id)),
@@ -258,4 +310,5 @@ def _summary(corpus: Corpus, case: _Planned) -> dict[str, Any]:
         "status": "known_unknown" if case.incomplete else "active",
         "incomplete": case.incomplete,
         "redacted": (case.doc.get("redaction") or {}).get("replaced", 0),
+        **({"minimized": case.minimized} if case.minimized is not None else {}),
     }

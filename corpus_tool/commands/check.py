@@ -38,6 +38,6 @@ def check(
             out.write(f"{len(findings)} validation finding(s); see `corpus validate`\n\n")
     results = execute(corpus, select(corpus, options.run), options, out, valid)
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
-    finish(corpus, results, options, out, "check", extra)
+    finish(corpus, results, options, out, "check", extra, valid)
     failing = findings or any(r.counts_as_failure for r in results)
     return 1 if failing else 0

@@ -9,10 +9,15 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from corpus_tool import files
+from corpus_tool.compare.pair import compare
+from corpus_tool.compare.sides import replayed
+from corpus_tool.compare.text import pair_lines
+from corpus_tool.compare.verdict import structural
 from corpus_tool.corpus import Corpus
 from corpus_tool.grade import grade_checks
+from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay import results as report
-from corpus_tool.replay.cases import CaseResult
+from corpus_tool.replay.cases import CaseResult, load_case
 from corpus_tool.replay.suite import RunOptions, run, select
 
 
@@ -24,6 +29,7 @@ class ReplayOptions:
     output: str = "text"
     junit: Path | None = None
     results: Path | None = None
+    diff: bool = False
 
 
 def replay(corpus: Corpus, options: ReplayOptions, out: TextIO) -> int:
@@ -64,8 +70,9 @@ def finish(
     out: TextIO,
     command: str,
     extra: dict[str, Any] | None = None,
+    valid: Mapping[Path, Any] | None = None,
 ) -> None:
-    """Details of failures, the summary, and the requested files."""
+    """Details of failures (with --diff, recording against replay), the summary, the files."""
     doc = {**report.document(corpus, results, command), **(extra or {})}
     if options.results is not None:
         report.write_results(options.results, doc)
@@ -78,12 +85,30 @@ def finish(
         details = report.detail_lines(result)
         if details and result.verdict == "failed":
             out.write(f"\n{result.case}:\n" + "".join(f"  {line}\n" for line in details))
+            if options.diff:
+                lines = recording_diff(corpus, result, valid)
+                out.write("  diff (recording -> replay):\n")
+                out.write("".join(f"    {line}\n" for line in lines))
     counts = doc["summary"]
     out.write(
         f"\n{counts['total']} case(s): {counts['passed']} passed, {counts['failed']} failed, "
         f"{counts['error']} error, {counts['known_unknown']} known_unknown, "
         f"{counts['skipped']} skipped\n"
     )
+
+
+def recording_diff(
+    corpus: Corpus, result: CaseResult, valid: Mapping[Path, Any] | None
+) -> list[str]:
+    """`corpus diff` of the case's recording and its replay, as lines."""
+    if result.trajectory is None:
+        return ["(the case did not run)"]
+    trace = load_case(corpus, result.case, valid).trace
+    recording = Trajectory(trace.events, trace.terminal)
+    divergence = result.divergence.as_dict() if result.divergence else None
+    run = replayed(result.trajectory, divergence, result.case)
+    found = compare(recording, run.trajectory)
+    return pair_lines(found, structural(found), ("recording", "replay"))
 
 
 @contextmanager

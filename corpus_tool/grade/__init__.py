@@ -1,10 +1,13 @@
 """Trajectory graders: one per `expect` key of expected.yaml, each check with a stable name.
 
-    results = grade(expect, events, terminal, scorer)
+    results = grade_run(expect, trajectory, scorer, scorers)     # the trace model
+    results = grade(expect, events, terminal, scorer, scorers)    # file-form documents
 
-`expect` is expected.yaml's `expect` mapping, `events` the replayed trajectory in trace.yaml
-event form, `terminal` is `{status, output}`. A check appears only when its key is in `expect`;
-results come in `CHECK_NAMES` order. Waivers refer to checks by these names.
+`scorer` is the default similarity scorer; `scorers` (corpus.yaml `scorers`) is what a case's
+`output.similar.scorer` may name: a name, never a callable.
+
+Results come in `CHECK_NAMES` order (corpus_tool.model.checks); a check appears only when its
+key is in `expect`. Waivers refer to checks by these names.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from corpus_tool.errors import InputError
 from corpus_tool.grade import (
     egress,
     errors,
@@ -24,10 +26,13 @@ from corpus_tool.grade import (
     terminal,
     tools,
 )
+from corpus_tool.grade.documents import expect_from_doc, trajectory_from_docs
 from corpus_tool.grade.registry import Grader
-from corpus_tool.grade.result import CheckResult
-from corpus_tool.grade.run import make_run
 from corpus_tool.grade.scorers import LEXICAL, Scorer, Scorers, lexical_scorer, resolve_scorer
+from corpus_tool.grade.view import view
+from corpus_tool.model.checks import GRADER_CHECKS, CheckResult
+from corpus_tool.model.expected import Expect
+from corpus_tool.model.trace import Trajectory
 
 # Registry order is result order; adding a grader is adding a module and a line here.
 GRADERS: Mapping[str, Grader] = MappingProxyType(
@@ -46,7 +51,21 @@ GRADERS: Mapping[str, Grader] = MappingProxyType(
     }
 )
 
-CHECK_NAMES: tuple[str, ...] = tuple(name for g in GRADERS.values() for name in g.checks)
+CHECK_NAMES: tuple[str, ...] = GRADER_CHECKS
+
+
+def grade_run(
+    expect: Expect,
+    trajectory: Trajectory,
+    scorer: Scorer | None = None,
+    scorers: Scorers | None = None,
+) -> list[CheckResult]:
+    """Every check `expect` asks for, graded on the trajectory, in `CHECK_NAMES` order."""
+    run = view(trajectory, scorer, scorers)
+    results: list[CheckResult] = []
+    for key, grader in GRADERS.items():
+        results.extend(grader.grade(getattr(expect, key), run))
+    return results
 
 
 def grade(
@@ -56,39 +75,19 @@ def grade(
     scorer: Scorer | None = None,
     scorers: Scorers | None = None,
 ) -> list[CheckResult]:
-    """Every check `expect` asks for, graded on the replayed run, in `CHECK_NAMES` order.
-
-    `scorer` is the default similarity scorer; a case names others, looked up in `scorers`.
-    """
-    expect = expect or {}
-    unknown = sorted(set(expect) - set(GRADERS))
-    if unknown:
-        raise InputError(
-            f"expect has unknown key(s) {', '.join(unknown)}; known: {', '.join(GRADERS)}"
-        )
-    run = make_run(events, terminal, scorer, scorers)
-    results: list[CheckResult] = []
-    for key, grader in GRADERS.items():
-        if key in expect:
-            results.extend(grader.grade(expect[key], run))
-    return results
+    """`grade_run` on file-form data: expected.yaml's `expect`, trace.yaml events, terminal."""
+    trajectory = trajectory_from_docs(events, terminal)
+    return grade_run(expect_from_doc(expect or {}), trajectory, scorer, scorers)
 
 
 def grade_checks(
-    expect: Mapping[str, Any],
-    events: Sequence[Mapping[str, Any]],
-    terminal: Mapping[str, Any],
-    config: Mapping[str, Any],
-) -> list[dict[str, Any]]:
-    """`grade` with the scorers a corpus config registers, results as results documents hold.
+    expect: Expect, trajectory: Trajectory, config: Mapping[str, Any]
+) -> tuple[CheckResult, ...]:
+    """`grade_run` with the scorers a corpus config registers: what replay is given to grade with.
 
-    Scorers are imported only when a case uses one, and only from the config's `scorers`.
+    A scorer is imported only when a case uses it, and only from the config's `scorers`.
     """
-    results = grade(expect, events, terminal, scorers=Scorers.from_config(config))
-    return [
-        {"name": r.name, "passed": r.passed, "message": r.message, "details": dict(r.details)}
-        for r in results
-    ]
+    return tuple(grade_run(expect, trajectory, scorers=Scorers.from_config(config)))
 
 
 __all__ = [
@@ -101,6 +100,7 @@ __all__ = [
     "Scorers",
     "grade",
     "grade_checks",
+    "grade_run",
     "lexical_scorer",
     "resolve_scorer",
 ]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import CheckResult, verdict
-from corpus_tool.grade.run import Run, names, plural
+from corpus_tool.grade.result import verdict
+from corpus_tool.grade.view import RunView, plural
+from corpus_tool.model.checks import CheckResult
 
 
 def host_of(egress: str) -> str:
@@ -16,7 +17,7 @@ def host_of(egress: str) -> str:
     return (netloc or text).rstrip(".").lower()
 
 
-def host_allowed(host: str, patterns: list[str]) -> bool:
+def host_allowed(host: str, patterns: tuple[str, ...]) -> bool:
     """Exact host, or `*.suffix` for any subdomain of suffix (not suffix itself)."""
     for pattern in (p.strip().rstrip(".").lower() for p in patterns):
         if pattern.startswith("*."):
@@ -27,7 +28,7 @@ def host_allowed(host: str, patterns: list[str]) -> bool:
     return False
 
 
-def allowed(patterns: list[str], run: Run) -> CheckResult:
+def allowed(patterns: tuple[str, ...], run: RunView) -> CheckResult:
     """Every tool call with an egress host reached an allowed one."""
     reached = [(c, host_of(c.egress)) for c in run.calls if c.egress]
     bad = [(c, h) for c, h in reached if not host_allowed(h, patterns)]
@@ -45,6 +46,4 @@ def allowed(patterns: list[str], run: Run) -> CheckResult:
     )
 
 
-GRADER = TableGrader(
-    "egress", (Check("allowed", "egress.allowed", lambda s, r: allowed(names(s), r)),)
-)
+GRADER = TableGrader("egress", (Check("allowed", "egress.allowed", allowed),))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import CheckResult, verdict
-from corpus_tool.grade.run import Run, names
+from corpus_tool.grade.result import verdict
+from corpus_tool.grade.view import RunView
+from corpus_tool.model.checks import CheckResult
 
 
-def forbidden(types: list[str], run: Run) -> CheckResult:
+def forbidden(types: tuple[str, ...], run: RunView) -> CheckResult:
     """No error of a listed type occurred."""
     hits = [e for e in run.errors if e.type in types]
     problems = [f"forbidden error {e.text()}" for e in hits]
@@ -17,7 +18,7 @@ def forbidden(types: list[str], run: Run) -> CheckResult:
     )
 
 
-def required(types: list[str], run: Run) -> CheckResult:
+def required(types: tuple[str, ...], run: RunView) -> CheckResult:
     """Every listed error type occurred at least once."""
     seen = {e.type: e for e in reversed(run.errors)}  # first occurrence wins
     missing = [t for t in types if t not in seen]
@@ -27,11 +28,11 @@ def required(types: list[str], run: Run) -> CheckResult:
     return verdict("errors.required", problems, ok, missing=missing)
 
 
-def _names(types: list[str]) -> str:
+def _names(types: tuple[str, ...]) -> str:
     return ", ".join(types) if types else "(no types listed)"
 
 
-def _seen(run: Run) -> str:
+def _seen(run: RunView) -> str:
     if not run.errors:
         return "; the run raised no errors"
     return "; errors seen: " + ", ".join(f"{e.type} (seq {e.seq})" for e in run.errors)
@@ -40,7 +41,7 @@ def _seen(run: Run) -> str:
 GRADER = TableGrader(
     "errors",
     (
-        Check("forbidden", "errors.forbidden", lambda s, r: forbidden(names(s), r)),
-        Check("required", "errors.required", lambda s, r: required(names(s), r)),
+        Check("forbidden", "errors.forbidden", forbidden),
+        Check("required", "errors.required", required),
     ),
 )

@@ -7,11 +7,13 @@ is the event's `idempotency_key`, else an `idempotency_key` argument.
 from __future__ import annotations
 
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import CheckResult, verdict
-from corpus_tool.grade.run import Run, ToolCall, names, show
+from corpus_tool.grade.result import verdict
+from corpus_tool.grade.view import RunView, idempotency_key, identity, label, show
+from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.events import ToolCallEvent
 
 
-def reuse_key(tools: list[str], run: Run) -> CheckResult:
+def reuse_key(tools: tuple[str, ...], run: RunView) -> CheckResult:
     """Every repeat of a listed tool's call carries the first call's (non-empty) key."""
     problems: list[str] = []
     reused: list[str] = []
@@ -21,20 +23,20 @@ def reuse_key(tools: list[str], run: Run) -> CheckResult:
             problems.append(problem)
         else:
             reused.append(
-                f"{repeat.label()} reuses key {show(first.idempotency_key)} of seq {first.seq}"
+                f"{label(repeat)} reuses key {show(idempotency_key(first))} of seq {first.seq}"
             )
     ok = "; ".join(reused) or f"no call of {', '.join(tools)} was repeated with the same arguments"
     return verdict("idempotency.reuse_key", problems, ok)
 
 
-def _repeats(tools: list[str], run: Run) -> list[tuple[ToolCall, ToolCall]]:
+def _repeats(tools: tuple[str, ...], run: RunView) -> list[tuple[ToolCallEvent, ToolCallEvent]]:
     """(first call, later call) for every later call with the same request as an earlier one."""
-    first: dict[str, ToolCall] = {}
+    first: dict[str, ToolCallEvent] = {}
     pairs = []
     for call in run.calls:
         if call.tool not in tools:
             continue
-        request = call.request()
+        request = identity(call)
         if request in first:
             pairs.append((first[request], call))
         else:
@@ -42,24 +44,24 @@ def _repeats(tools: list[str], run: Run) -> list[tuple[ToolCall, ToolCall]]:
     return pairs
 
 
-def _problem(first: ToolCall, repeat: ToolCall) -> str | None:
-    head = f"{repeat.label()} repeats seq {first.seq} with the same arguments"
-    if first.idempotency_key is None and repeat.idempotency_key is None:
+def _problem(first: ToolCallEvent, repeat: ToolCallEvent) -> str | None:
+    head = f"{label(repeat)} repeats seq {first.seq} with the same arguments"
+    was, now = idempotency_key(first), idempotency_key(repeat)
+    if was is None and now is None:
         return f"{head}, and neither carries an idempotency key"
-    if first.idempotency_key is None:
+    if was is None:
         return f"{head}, but seq {first.seq} carried no idempotency key"
-    if repeat.idempotency_key is None:
-        used = show(first.idempotency_key)
-        return f"{head} but without an idempotency key (seq {first.seq} used {used})"
-    if repeat.idempotency_key != first.idempotency_key:
+    if now is None:
+        return f"{head} but without an idempotency key (seq {first.seq} used {show(was)})"
+    if now != was:
         return (
-            f"{head} but a new idempotency key {show(repeat.idempotency_key)}, "
-            f"expected {show(first.idempotency_key)} as at seq {first.seq}"
+            f"{head} but a new idempotency key {show(now)}, "
+            f"expected {show(was)} as at seq {first.seq}"
         )
     return None
 
 
 GRADER = TableGrader(
     "idempotency",
-    (Check("tools", "idempotency.reuse_key", lambda s, r: reuse_key(names(s), r)),),
+    (Check("tools", "idempotency.reuse_key", reuse_key),),
 )

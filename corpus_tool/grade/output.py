@@ -3,29 +3,29 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 
 from corpus_tool.errors import CorpusError
 from corpus_tool.files import canonical_json
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import CheckResult, failed, passed, verdict
-from corpus_tool.grade.run import Run, names, show
+from corpus_tool.grade.result import failed, passed, verdict
 from corpus_tool.grade.scorers import LEXICAL, Scorer, scorer_name
+from corpus_tool.grade.view import RunView, show
+from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.expected import SimilarExpect
 
 DEFAULT_MIN_SCORE = 0.8
 _EXCERPT = 120
 
 
-def output_text(run: Run) -> str | None:
+def output_text(run: RunView) -> str | None:
     """The final output as text: a string as is, other values as JSON, None when absent."""
-    value = run.terminal.get("output")
+    value = run.terminal.output
     if value is None or isinstance(value, str):
         return value
     return canonical_json(value)
 
 
-def contains(needles: list[str], run: Run) -> CheckResult:
+def contains(needles: tuple[str, ...], run: RunView) -> CheckResult:
     """Every listed substring appears in the output."""
     text = output_text(run)
     missing = [n for n in needles if text is None or n not in text]
@@ -35,7 +35,7 @@ def contains(needles: list[str], run: Run) -> CheckResult:
     )
 
 
-def not_contains(needles: list[str], run: Run) -> CheckResult:
+def not_contains(needles: tuple[str, ...], run: RunView) -> CheckResult:
     """No listed substring appears in the output."""
     text = output_text(run) or ""
     present = [n for n in needles if n in text]
@@ -47,7 +47,7 @@ def not_contains(needles: list[str], run: Run) -> CheckResult:
     )
 
 
-def regex(patterns: list[str], run: Run) -> CheckResult:
+def regex(patterns: tuple[str, ...], run: RunView) -> CheckResult:
     """Every listed pattern matches somewhere in the output (`re.search`)."""
     text = output_text(run)
     problems = []
@@ -63,10 +63,10 @@ def regex(patterns: list[str], run: Run) -> CheckResult:
     return verdict("output.regex", problems, f"output matches {shown}")
 
 
-def similar(spec: Mapping[str, Any], run: Run) -> CheckResult:
+def similar(spec: SimilarExpect, run: RunView) -> CheckResult:
     """The plugged scorer rates the output at least `min_score` similar to the reference."""
-    reference = str(spec.get("reference", ""))
-    minimum = float(spec.get("min_score", DEFAULT_MIN_SCORE))
+    reference = spec.reference
+    minimum = DEFAULT_MIN_SCORE if spec.min_score is None else spec.min_score
     try:
         scorer = _scorer(spec, run)
     except CorpusError as err:
@@ -83,11 +83,10 @@ _NO_SCORER = (
 )
 
 
-def _scorer(spec: Mapping[str, Any], run: Run) -> Scorer | None:
+def _scorer(spec: SimilarExpect, run: RunView) -> Scorer | None:
     """The case's named scorer, else the caller's, else the corpus default (names only)."""
-    named = spec.get("scorer")
-    if named:
-        return run.scorers.resolve(str(named))
+    if spec.scorer:
+        return run.scorers.resolve(spec.scorer)
     return run.scorer if run.scorer is not None else run.scorers.resolve()
 
 
@@ -112,7 +111,7 @@ def _score(scorer: Scorer, text: str, reference: str, minimum: float) -> CheckRe
     )
 
 
-def _shown(items: list[str]) -> str:
+def _shown(items: tuple[str, ...]) -> str:
     return ", ".join(show(i) for i in items) or "(nothing listed)"
 
 
@@ -125,9 +124,9 @@ def _excerpt(text: str | None) -> str:
 GRADER = TableGrader(
     "output",
     (
-        Check("contains", "output.contains", lambda s, r: contains(names(s), r)),
-        Check("not_contains", "output.not_contains", lambda s, r: not_contains(names(s), r)),
-        Check("regex", "output.regex", lambda s, r: regex(names(s), r)),
-        Check("similar", "output.similar", lambda s, r: similar(s or {}, r)),
+        Check("contains", "output.contains", contains),
+        Check("not_contains", "output.not_contains", not_contains),
+        Check("regex", "output.regex", regex),
+        Check("similar", "output.similar", similar),
     ),
 )

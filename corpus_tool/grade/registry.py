@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from corpus_tool.grade.result import CheckResult
-from corpus_tool.grade.run import Run
+from corpus_tool.grade.view import RunView
+from corpus_tool.model.checks import CheckResult
 
-CheckFn = Callable[[Any, Run], CheckResult]
+CheckFn = Callable[[Any, RunView], CheckResult]
 
 
 class Grader(Protocol):
@@ -21,21 +21,21 @@ class Grader(Protocol):
     @property
     def checks(self) -> tuple[str, ...]: ...
 
-    def grade(self, spec: Any, run: Run) -> list[CheckResult]: ...
+    def grade(self, spec: Any, run: RunView) -> list[CheckResult]: ...
 
 
 @dataclass(frozen=True)
 class Check:
-    """A check of a grader: the sub-key of the spec it reads (None: the whole spec)."""
+    """A check of a grader: the field of the spec it reads (None: the whole spec)."""
 
-    subkey: str | None
+    field: str | None
     name: str
     run: CheckFn
 
 
 @dataclass(frozen=True)
 class TableGrader:
-    """A grader made of checks, each run when its sub-key is present in the spec."""
+    """A grader made of checks, each run when its field is set in the spec."""
 
     key: str
     table: tuple[Check, ...]
@@ -45,14 +45,13 @@ class TableGrader:
         """Check names in result order."""
         return tuple(c.name for c in self.table)
 
-    def grade(self, spec: Any, run: Run) -> list[CheckResult]:
-        """Results of the checks whose sub-key the spec holds."""
+    def grade(self, spec: Any, run: RunView) -> list[CheckResult]:
+        """Results of the checks whose field the spec sets."""
         if spec is None:
             return []
         out = []
         for check in self.table:
-            if check.subkey is None:
-                out.append(check.run(spec, run))
-            elif isinstance(spec, Mapping) and check.subkey in spec:
-                out.append(check.run(spec[check.subkey], run))
+            value = spec if check.field is None else getattr(spec, check.field)
+            if value is not None:
+                out.append(check.run(value, run))
         return out

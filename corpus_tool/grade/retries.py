@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import CheckResult, verdict
-from corpus_tool.grade.run import Run
+from corpus_tool.grade.result import verdict
+from corpus_tool.grade.view import RunView, error_type, identity
+from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.events import RetryEvent
 
 
 @dataclass(frozen=True)
@@ -20,15 +21,16 @@ class Retry:
     text: str
 
 
-def retries(run: Run) -> list[Retry]:
+def retries(run: RunView) -> list[Retry]:
     """Retry events, plus repeats of a failed call that no retry event already accounts for."""
-    marks = [seq for seq, _ in run.of_type("retry")]
-    found = [Retry(seq, _event_text(seq, e)) for seq, e in run.of_type("retry")]
+    events = list(run.trajectory.of_type(RetryEvent))
+    marks = [e.seq for e in events]
+    found = [Retry(e.seq, _event_text(e)) for e in events]
     found.extend(r for r in _repeats(run) if not _marked(r, marks))
     return sorted(found, key=lambda r: r.seq)
 
 
-def max_retries(bound: int, run: Run) -> CheckResult:
+def max_retries(bound: int, run: RunView) -> CheckResult:
     """At most `bound` retries happened."""
     found = retries(run)
     summary = f"{_count(len(found))}, at most {bound} allowed"
@@ -47,13 +49,12 @@ class _Repeat(Retry):
     failed_seq: int
 
 
-def _repeats(run: Run) -> Iterable[_Repeat]:
+def _repeats(run: RunView) -> Iterable[_Repeat]:
     """A tool call identical (tool, arguments; key aside) to the failed call just before it."""
     for prev, call in zip(run.calls, run.calls[1:], strict=False):
-        if prev.error_type and prev.request() == call.request():
-            text = (
-                f"{call.tool} repeated at seq {call.seq} after {prev.error_type} at seq {prev.seq}"
-            )
+        failure = error_type(prev)
+        if failure and identity(prev) == identity(call):
+            text = f"{call.tool} repeated at seq {call.seq} after {failure} at seq {prev.seq}"
             yield _Repeat(call.seq, text, prev.seq)
 
 
@@ -62,10 +63,9 @@ def _marked(retry: Retry, marks: list[int]) -> bool:
     return isinstance(retry, _Repeat) and any(retry.failed_seq < m < retry.seq for m in marks)
 
 
-def _event_text(seq: int, event: Any) -> str:
-    attempt = event.get("attempt")
-    tail = f", attempt {attempt}" if attempt is not None else ""
-    return f"retry event at seq {seq} (of seq {event.get('of')}{tail})"
+def _event_text(event: RetryEvent) -> str:
+    tail = f", attempt {event.attempt}" if event.attempt is not None else ""
+    return f"retry event at seq {event.seq} (of seq {event.of}{tail})"
 
 
-GRADER = TableGrader("retries", (Check("max", "retries.max", lambda s, r: max_retries(int(s), r)),))
+GRADER = TableGrader("retries", (Check("max", "retries.max", max_retries),))

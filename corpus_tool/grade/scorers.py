@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
+from corpus_tool.corpus import LEXICAL_SCORER, registered_scorers, unregistered_scorer
 from corpus_tool.errors import UsageError
 
-LEXICAL = "lexical"
+LEXICAL = LEXICAL_SCORER
 
 # CJK text has no spaces, so each ideograph/kana/hangul is its own token; other scripts split
 # on non-word characters.
@@ -63,27 +64,9 @@ class Scorers:
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Scorers:
         """The registry and default of a corpus config (only its string entries count)."""
-        table = config.get("scorers")
-        table = table if isinstance(table, Mapping) else {}
         replay = config.get("replay")
         default = replay.get("scorer") if isinstance(replay, Mapping) else None
-        registered = {str(k): v for k, v in table.items() if isinstance(v, str)}
-        return cls(registered, default if isinstance(default, str) else None)
-
-    def names(self) -> list[str]:
-        """Every name a case may use: the built-in and the registered ones."""
-        return sorted({LEXICAL, *self.registered})
-
-    def knows(self, name: str) -> bool:
-        return name == LEXICAL or name in self.registered
-
-    def unknown(self, name: str) -> str:
-        """Why `name` cannot be used, and what to do."""
-        return (
-            f"scorer {name!r} is not registered in corpus.yaml `scorers` (known: "
-            f"{', '.join(self.names())}); a case names a scorer, and only corpus.yaml maps a "
-            "name to code"
-        )
+        return cls(registered_scorers(config), default if isinstance(default, str) else None)
 
     def resolve(self, name: str | None = None) -> Scorer | None:
         """The scorer called `name` (None: the corpus default, which may be unset).
@@ -95,8 +78,9 @@ class Scorers:
             return None
         if name == LEXICAL:
             return lexical_scorer
-        if name not in self.registered:
-            raise UsageError(self.unknown(name))
+        problem = unregistered_scorer(name, {"scorers": self.registered})
+        if problem is not None:
+            raise UsageError(problem)
         return resolve_scorer(self.registered[name])
 
 

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import CheckResult, verdict
-from corpus_tool.grade.run import Run, plural
+from corpus_tool.grade.result import verdict
+from corpus_tool.grade.view import RunView, plural
+from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.events import SideEffectEvent
+from corpus_tool.model.expected import SideEffectCount
 
 
-def count(spec: list[Mapping[str, Any]], run: Run) -> CheckResult:
+def count(spec: tuple[SideEffectCount, ...], run: RunView) -> CheckResult:
     """For each `{type, count}`, the run produced exactly `count` effects of that kind."""
-    effects = run.of_type("side_effect")
+    effects = list(run.trajectory.of_type(SideEffectEvent))
     problems, seen, counts = [], [], {}
     for item in spec:
-        kind, want = str(item.get("type")), int(item.get("count", 0))
-        at = [seq for seq, e in effects if e.get("kind") == kind]
+        kind, want = item.type, item.count
+        at = [e.seq for e in effects if e.kind == kind]
         where = f" (seq {', '.join(map(str, at))})" if at else ""
         counts[kind] = len(at)
         seen.append(f"{kind}: {plural(len(at), 'effect')}{where}")
@@ -26,6 +26,4 @@ def count(spec: list[Mapping[str, Any]], run: Run) -> CheckResult:
     return verdict("side_effects.count", problems, ok, counts=counts)
 
 
-GRADER = TableGrader(
-    "side_effects", (Check(None, "side_effects.count", lambda s, r: count(list(s or []), r)),)
-)
+GRADER = TableGrader("side_effects", (Check(None, "side_effects.count", count),))

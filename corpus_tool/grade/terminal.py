@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import CheckResult, failed, passed
-from corpus_tool.grade.run import Run
+from corpus_tool.grade.result import failed, passed
+from corpus_tool.grade.view import RunView
+from corpus_tool.model.checks import CheckResult
 
 # Statuses that people confuse with success; the message spells out the difference.
 _NOT_SUCCESS = {
@@ -14,10 +15,10 @@ _NOT_SUCCESS = {
 }
 
 
-def status(expected: str, run: Run) -> CheckResult:
+def status(expected: str, run: RunView) -> CheckResult:
     """The terminal status equals the expected one; no status counts as close to another."""
-    actual = run.terminal.get("status")
-    if actual is None:
+    actual = run.terminal.status
+    if not actual:
         return failed(
             "terminal.status",
             f"the run reported no terminal status, expected {expected}",
@@ -37,6 +38,4 @@ def status(expected: str, run: Run) -> CheckResult:
     )
 
 
-GRADER = TableGrader(
-    "terminal", (Check("status", "terminal.status", lambda s, r: status(str(s), r)),)
-)
+GRADER = TableGrader("terminal", (Check("status", "terminal.status", status),))

@@ -5,21 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from corpus_tool.grade.compare import Difference, exact_diff, subset_diff
-from corpus_tool.grade.result import CheckResult, verdict
-from corpus_tool.grade.run import Run, ToolCall, show
+from corpus_tool.grade.compare import describe, exact_diff, subset_diff
+from corpus_tool.grade.result import verdict
+from corpus_tool.grade.view import RunView, show
+from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.diff import FieldDiff
+from corpus_tool.model.events import ToolCallEvent
+from corpus_tool.model.expected import ArgsExpect
 
 _SHOWN_DIFFS = 5
 
 
-def args(constraints: list[Mapping[str, Any]], run: Run) -> CheckResult:
+def args(constraints: tuple[ArgsExpect, ...], run: RunView) -> CheckResult:
     """Each constraint is met by at least one call of its tool."""
     problems: list[str] = []
     matched: list[str] = []
     closest: list[dict[str, Any]] = []
     for constraint in constraints:
-        tool, match = str(constraint.get("tool")), constraint.get("match") or {}
-        mode = str(constraint.get("mode") or "subset")
+        tool, match, mode = constraint.tool, constraint.match, constraint.mode
         best = _closest(tool, match, mode, run)
         if best is None:
             problems.append(f"{tool} was never called (wanted {mode} {show(match)})")
@@ -34,11 +37,11 @@ def args(constraints: list[Mapping[str, Any]], run: Run) -> CheckResult:
 
 
 def _closest(
-    tool: str, match: Mapping[str, Any], mode: str, run: Run
-) -> tuple[ToolCall, list[Difference]] | None:
+    tool: str, match: Mapping[str, Any], mode: str, run: RunView
+) -> tuple[ToolCallEvent, list[FieldDiff]] | None:
     """The call with the fewest differences (earliest on ties); a perfect one ends the search."""
     compare = exact_diff if mode == "exact" else subset_diff
-    best: tuple[ToolCall, list[Difference]] | None = None
+    best: tuple[ToolCallEvent, list[FieldDiff]] | None = None
     for call in run.calls:
         if call.tool != tool:
             continue
@@ -51,16 +54,16 @@ def _closest(
 
 
 def _mismatch(
-    tool: str, match: Mapping[str, Any], mode: str, call: ToolCall, diffs: list[Difference]
+    tool: str, match: Mapping[str, Any], mode: str, call: ToolCallEvent, diffs: list[FieldDiff]
 ) -> str:
-    shown = ", ".join(d.text() for d in diffs[:_SHOWN_DIFFS])
+    shown = ", ".join(describe(d) for d in diffs[:_SHOWN_DIFFS])
     more = f", and {len(diffs) - _SHOWN_DIFFS} more" if len(diffs) > _SHOWN_DIFFS else ""
     return (
         f"no call of {tool} matches {mode} {show(match)}; closest is seq {call.seq}: {shown}{more}"
     )
 
 
-def _data(tool: str, mode: str, call: ToolCall, diffs: list[Difference]) -> dict[str, Any]:
+def _data(tool: str, mode: str, call: ToolCallEvent, diffs: list[FieldDiff]) -> dict[str, Any]:
     return {
         "tool": tool,
         "mode": mode,

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import CheckResult, verdict
-from corpus_tool.grade.run import Run, ToolCall, names, plural, seqs
+from corpus_tool.grade.result import verdict
 from corpus_tool.grade.tool_args import args
+from corpus_tool.grade.view import RunView, label, plural, seqs
+from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.events import ToolCallEvent
 
 _SHOWN_CALLS = 20
 
 
-def required(tools: list[str], run: Run) -> CheckResult:
+def required(tools: tuple[str, ...], run: RunView) -> CheckResult:
     """Every listed tool was called at least once."""
     called = {c.tool for c in run.calls}
     missing = [t for t in tools if t not in called]
@@ -22,7 +23,7 @@ def required(tools: list[str], run: Run) -> CheckResult:
     return verdict("tools.required", problems, ok, missing=missing)
 
 
-def forbidden(tools: list[str], run: Run) -> CheckResult:
+def forbidden(tools: tuple[str, ...], run: RunView) -> CheckResult:
     """No listed tool was called."""
     problems = [
         f"forbidden tool {t} was called at {seqs(calls)}"
@@ -33,7 +34,7 @@ def forbidden(tools: list[str], run: Run) -> CheckResult:
     return verdict("tools.forbidden", problems, ok)
 
 
-def allowed(tools: list[str], run: Run) -> CheckResult:
+def allowed(tools: tuple[str, ...], run: RunView) -> CheckResult:
     """Every call was of a listed tool."""
     outside = [c for c in run.calls if c.tool not in tools]
     problems = [
@@ -47,16 +48,16 @@ def allowed(tools: list[str], run: Run) -> CheckResult:
     return verdict("tools.allowed", problems, ok, outside=[c.seq for c in outside])
 
 
-def order(lists: list[list[str]], run: Run) -> CheckResult:
+def order(lists: tuple[tuple[str, ...], ...], run: RunView) -> CheckResult:
     """Each listed sequence appears, in order, within the call sequence (gaps allowed)."""
-    problems = [p for chain in lists if (p := _order_problem(names(chain), run))]
+    problems = [p for chain in lists if (p := _order_problem(chain, run))]
     if problems:
         problems.append(_sequence(run))
-    shown = "; ".join(" -> ".join(names(chain)) for chain in lists)
+    shown = "; ".join(" -> ".join(chain) for chain in lists)
     return verdict("tools.order", problems, f"calls follow {shown}")
 
 
-def max_calls(bounds: Mapping[str, int], run: Run) -> CheckResult:
+def max_calls(bounds: Mapping[str, int], run: RunView) -> CheckResult:
     """No tool was called more often than its bound."""
     problems = []
     for tool, bound in bounds.items():
@@ -69,9 +70,9 @@ def max_calls(bounds: Mapping[str, int], run: Run) -> CheckResult:
     return verdict("tools.max_calls", problems, ok or "no bounds listed")
 
 
-def _order_problem(chain: list[str], run: Run) -> str | None:
+def _order_problem(chain: tuple[str, ...], run: RunView) -> str | None:
     """Greedy earliest match (optimal for subsequences); where it stops is the message."""
-    matched: list[ToolCall] = []
+    matched: list[ToolCallEvent] = []
     rest = list(run.calls)
     for tool in chain:
         at = next((i for i, c in enumerate(rest) if c.tool == tool), None)
@@ -82,9 +83,11 @@ def _order_problem(chain: list[str], run: Run) -> str | None:
     return None
 
 
-def _order_break(chain: list[str], matched: list[ToolCall], tool: str, run: Run) -> str:
+def _order_break(
+    chain: tuple[str, ...], matched: list[ToolCallEvent], tool: str, run: RunView
+) -> str:
     head = f"order {' -> '.join(chain)} broken: "
-    done = ", ".join(c.label() for c in matched)
+    done = ", ".join(label(c) for c in matched)
     if not matched:
         return head + f"{tool} was never called"
     elsewhere = _calls(run, tool)
@@ -92,30 +95,26 @@ def _order_break(chain: list[str], matched: list[ToolCall], tool: str, run: Run)
     return head + f"matched {done}, then no {tool} after seq {matched[-1].seq}{where}"
 
 
-def _calls(run: Run, tool: str) -> list[ToolCall]:
+def _calls(run: RunView, tool: str) -> list[ToolCallEvent]:
     return [c for c in run.calls if c.tool == tool]
 
 
-def _sequence(run: Run) -> str:
+def _sequence(run: RunView) -> str:
     if not run.calls:
         return "the run called no tools"
-    shown = ", ".join(c.label() for c in run.calls[:_SHOWN_CALLS])
+    shown = ", ".join(label(c) for c in run.calls[:_SHOWN_CALLS])
     more = f", and {len(run.calls) - _SHOWN_CALLS} more" if len(run.calls) > _SHOWN_CALLS else ""
     return f"calls were: {shown}{more}"
-
-
-def _bounds(spec: Any) -> dict[str, int]:
-    return {str(k): int(v) for k, v in (spec or {}).items()}
 
 
 GRADER = TableGrader(
     "tools",
     (
-        Check("required", "tools.required", lambda s, r: required(names(s), r)),
-        Check("forbidden", "tools.forbidden", lambda s, r: forbidden(names(s), r)),
-        Check("allowed", "tools.allowed", lambda s, r: allowed(names(s), r)),
-        Check("order", "tools.order", lambda s, r: order(list(s or []), r)),
-        Check("args", "tools.args", lambda s, r: args(list(s or []), r)),
-        Check("max_calls", "tools.max_calls", lambda s, r: max_calls(_bounds(s), r)),
+        Check("required", "tools.required", required),
+        Check("forbidden", "tools.forbidden", forbidden),
+        Check("allowed", "tools.allowed", allowed),
+        Check("order", "tools.order", order),
+        Check("args", "tools.args", args),
+        Check("max_calls", "tools.max_calls", max_calls),
     ),
 )

@@ -1,53 +1,19 @@
-"""Importers: one module per incident format, each turning parsed input into trace bodies.
+"""Reading incidents: pick the format's importer (`formats/`), parse, and load its runs.
 
-A trace body is trace.yaml without `schema_version`, `id`, `source` and `redaction`:
-`{recorded, input, events, terminal, extra?}`, as schemas/trace.schema.json describes.
+The formats live in `formats/`, one module each; what they share lives beside this file:
+`imported` (what an importer yields), `values` and `chat` (reading values and messages),
+`build` and `body` (events and the trace body), `linking`, `transcript`, and for span-based
+formats `attrs`, `spans`, `genai_attrs`, `oi_attrs` and `otel`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from corpus_tool import files
 from corpus_tool.errors import InputError
-
-
-@dataclass(frozen=True)
-class Imported:
-    """One run read from an incident file (a file may hold many, e.g. benchmark results)."""
-
-    format: str
-    body: dict[str, Any]
-    trace_id: str | None = None
-    session_id: str | None = None
-    label: str | None = None
-    task_id: str | None = None
-    """The benchmark task the run solved, when the file holds many runs (`--select`)."""
-
-
-class Importer(Protocol):
-    """An incident format: recognise it, read it."""
-
-    name: str
-
-    def sniff(self, data: Any, path: Path) -> bool:
-        """Whether `data` (parsed from `path`) looks like this format."""
-
-    def load(self, data: Any, path: Path) -> list[Imported]:
-        """Every run the file holds, or an InputError saying what is wrong."""
-
-
-@runtime_checkable
-class ReadsBytes(Protocol):
-    """An importer whose files are not JSON text (a zip archive): it reads its own bytes."""
-
-    def sniff_bytes(self, raw: bytes, path: Path) -> bool:
-        """Whether the raw file looks like this format, before any parsing."""
-
-    def read(self, raw: bytes, path: Path) -> Any:
-        """The file's content, parsed, for `sniff` and `load`."""
+from corpus_tool.ingest.imported import Imported, Importer, ReadsBytes
 
 
 def parse(raw: bytes, path: Path, name: str = "auto") -> tuple[Any, Importer]:
@@ -87,7 +53,7 @@ def load(importer: Importer, data: Any, path: Path) -> list[Imported]:
 
 def registry() -> dict[str, Importer]:
     """Importers by name, in sniffing order (most specific first)."""
-    from corpus_tool.ingest import (
+    from corpus_tool.ingest.formats import (
         inspect_ai,
         langfuse,
         langsmith,

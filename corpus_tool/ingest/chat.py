@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus_tool.ingest.values import arguments, obj, opt_id
+from corpus_tool.ingest.values import arguments, error, obj, opt_id, result_value
+from corpus_tool.model.values import ABSENT
 
 
 def text_of(content: Any) -> str | None:
@@ -156,3 +157,27 @@ def messages(raw: Any) -> list[dict[str, Any]]:
     if isinstance(raw, dict) and isinstance(raw.get("messages"), list):
         raw = raw["messages"]
     return [message(m) for m in raw] if isinstance(raw, list) else []
+
+
+def tool_message_result(value: Any) -> tuple[Any, dict[str, str] | None, str | None] | None:
+    """A LangChain ToolMessage (as its tracers serialize it) as (result, error, call id).
+
+    Tracers log a tool's output as the whole message (`{type: tool, data: {content, ...}}`,
+    the `lc` constructor form, or the plain dict); the result is its content, decoded into
+    a structure when it was one, and a message of status `error` is the tool's error.
+    None when the value is no such message.
+    """
+    if isinstance(value, dict) and value.get("lc") and isinstance(value.get("kwargs"), dict):
+        value = {"type": "tool", **value["kwargs"]}
+    if (
+        isinstance(value, dict)
+        and value.get("type") == "tool"
+        and isinstance(value.get("data"), dict)
+    ):
+        value = {**value["data"], "type": "tool"}
+    if not (isinstance(value, dict) and value.get("type") == "tool" and "content" in value):
+        return None
+    call_id = opt_id(value.get("tool_call_id"))
+    if value.get("status") == "error":
+        return ABSENT, error(text_of(value["content"]) or "", "ToolError"), call_id
+    return result_value(value["content"]), None, call_id

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus_tool.ingest import _common as c
 from corpus_tool.ingest.attrs import indexed
+from corpus_tool.ingest.chat import message, messages, text_of, tool_call, tool_calls
 from corpus_tool.ingest.spans import Facts, Span
+from corpus_tool.ingest.values import loads_maybe, obj, opt_id, result_value
+from corpus_tool.model.values import ABSENT
 
 MODEL_OPS = {"chat", "generate_content", "text_completion", "completion"}
 AGENT_OPS = {"invoke_agent", "create_agent", "invoke_workflow"}
@@ -78,8 +80,8 @@ class GenAI:
 def _result(a: dict[str, Any]) -> Any:
     for key in ("gen_ai.tool.call.result", "tool_response"):
         if key in a:
-            return c.loads_maybe(a[key])
-    return c.MISSING
+            return result_value(a[key])
+    return ABSENT
 
 
 def _model(span: Span) -> Facts:
@@ -88,11 +90,14 @@ def _model(span: Span) -> Facts:
     usage = {
         k.removeprefix("gen_ai.usage."): v for k, v in a.items() if k.startswith("gen_ai.usage.")
     }
-    finish_reasons = c.loads_maybe(a.get("gen_ai.response.finish_reasons"))
+    finish_reasons = loads_maybe(a.get("gen_ai.response.finish_reasons"))
     if finish is None and isinstance(finish_reasons, list) and finish_reasons:
         finish = finish_reasons[0]
+    requested = a.get("gen_ai.request.model")
+    answered = a.get("gen_ai.response.model") or requested
     return {
-        "model": a.get("gen_ai.response.model") or a.get("gen_ai.request.model"),
+        "model": answered,
+        "requested_model": requested if requested != answered else None,
         "messages": _input(span),
         "content": content,
         "calls": calls,
@@ -105,11 +110,11 @@ def _model(span: Span) -> Facts:
 
 def _input(span: Span) -> list[dict[str, Any]]:
     a = span.attributes
-    system = c.loads_maybe(a.get("gen_ai.system_instructions"))
-    head = [{"role": "system", "content": c.text_of(system)}] if system else []
-    current = c.loads_maybe(a.get("gen_ai.input.messages"))
+    system = loads_maybe(a.get("gen_ai.system_instructions"))
+    head = [{"role": "system", "content": text_of(system)}] if system else []
+    current = loads_maybe(a.get("gen_ai.input.messages"))
     if isinstance(current, list):
-        return head + c.messages(current)
+        return head + messages(current)
     prompt = indexed(a, "gen_ai.prompt")
     if prompt:
         return [_indexed_message(m) for m in prompt]
@@ -119,7 +124,7 @@ def _input(span: Span) -> list[dict[str, Any]]:
 def _indexed_message(raw: dict[str, Any]) -> dict[str, Any]:
     msg: dict[str, Any] = {"role": raw.get("role") or "user", "content": raw.get("content")}
     if raw.get("tool_calls"):
-        msg["tool_calls"] = c.tool_calls(raw["tool_calls"])
+        msg["tool_calls"] = tool_calls(raw["tool_calls"])
     if raw.get("tool_call_id"):
         msg["tool_call_id"] = raw["tool_call_id"]
     return msg
@@ -127,10 +132,10 @@ def _indexed_message(raw: dict[str, Any]) -> dict[str, Any]:
 
 def _event_message(name: str, attrs: dict[str, Any]) -> dict[str, Any]:
     msg: dict[str, Any] = {"role": attrs.get("role") or _MESSAGE_EVENTS[name]}
-    msg["content"] = c.loads_maybe(attrs.get("content"))
-    calls = c.loads_maybe(attrs.get("tool_calls"))
+    msg["content"] = loads_maybe(attrs.get("content"))
+    calls = loads_maybe(attrs.get("tool_calls"))
     if calls:
-        msg["tool_calls"] = c.tool_calls(calls)
+        msg["tool_calls"] = tool_calls(calls)
     if attrs.get("id") and msg["role"] == "tool":
         msg["tool_call_id"] = attrs["id"]
     return msg
@@ -138,7 +143,7 @@ def _event_message(name: str, attrs: dict[str, Any]) -> dict[str, Any]:
 
 def _output(span: Span) -> tuple[str | None, list[dict[str, Any]], Any]:
     a = span.attributes
-    current = c.loads_maybe(a.get("gen_ai.output.messages"))
+    current = loads_maybe(a.get("gen_ai.output.messages"))
     if isinstance(current, list) and current:
         return output_messages(current)
     completion = indexed(a, "gen_ai.completion")
@@ -147,8 +152,8 @@ def _output(span: Span) -> tuple[str | None, list[dict[str, Any]], Any]:
     choices = [e.attributes for e in span.events if e.name == "gen_ai.choice"]
     if choices:
         first = choices[0]
-        message = c.loads_maybe(first.get("message")) or {}
-        return output_messages([{**(c.obj(message)), **first}])
+        chosen = loads_maybe(first.get("message")) or {}
+        return output_messages([{**(obj(chosen)), **first}])
     return None, [], None
 
 
@@ -160,8 +165,8 @@ def output_messages(raw: list[Any]) -> tuple[str | None, list[dict[str, Any]], A
     for item in raw:
         if not isinstance(item, dict):
             continue
-        msg = c.message(item)
-        text = c.text_of(msg.get("content"))
+        msg = message(item)
+        text = text_of(msg.get("content"))
         if text:
             texts.append(text)
         calls.extend(msg.get("tool_calls") or [])
@@ -174,17 +179,17 @@ def _calls_in_content(content: Any) -> list[dict[str, Any]]:
     """Koog writes tool calls as the content list itself."""
     if not isinstance(content, list):
         return []
-    return c.tool_calls([p for p in content if isinstance(p, dict) and "function" in p])
+    return tool_calls([p for p in content if isinstance(p, dict) and "function" in p])
 
 
 def _tools(a: dict[str, Any]) -> list[Any] | None:
-    defs = c.loads_maybe(a.get("gen_ai.tool.definitions"))
+    defs = loads_maybe(a.get("gen_ai.tool.definitions"))
     if isinstance(defs, list):
         return defs
     functions = indexed(a, "llm.request.functions")
     for fn in functions:
         if isinstance(fn.get("parameters"), str):
-            fn["parameters"] = c.loads_maybe(fn["parameters"])
+            fn["parameters"] = loads_maybe(fn["parameters"])
     return functions or None
 
 
@@ -207,7 +212,7 @@ class Vertex:
     def facts(self, span: Span, kind: str) -> Facts:
         a = span.attributes
         if kind == "tool":
-            result = c.loads_maybe(a.get("gcp.vertex.agent.tool_response", c.MISSING))
+            result = result_value(a.get("gcp.vertex.agent.tool_response", ABSENT))
             return {"arguments": a.get("gcp.vertex.agent.tool_call_args"), "result": result}
         if kind != "model":
             return {}
@@ -219,19 +224,19 @@ class Vertex:
 
 def gemini_request(raw: Any) -> Facts:
     """A google-genai request (`{model, config: {system_instruction, tools}, contents}`)."""
-    request = c.loads_maybe(raw)
+    request = loads_maybe(raw)
     if not isinstance(request, dict):
         return {}
-    config = c.obj(request.get("config"))
+    config = obj(request.get("config"))
     system = config.get("system_instruction")
-    head = [{"role": "system", "content": c.text_of(system)}] if system else []
+    head = [{"role": "system", "content": text_of(system)}] if system else []
     contents = [gemini_message(m) for m in request.get("contents") or []]
     return {"model": request.get("model"), "messages": head + contents}
 
 
 def gemini_response(raw: Any) -> Facts:
     """A google-genai response (`{content: {parts}, finish_reason, usage_metadata}`)."""
-    response = c.loads_maybe(raw)
+    response = loads_maybe(raw)
     if not isinstance(response, dict) or not isinstance(response.get("content"), dict):
         return {}
     msg = gemini_message(response["content"])
@@ -246,19 +251,19 @@ def gemini_response(raw: Any) -> Facts:
 def gemini_message(raw: Any) -> dict[str, Any]:
     """A Gemini `{role, parts: [text | function_call | function_response]}` as a chat message."""
     if not isinstance(raw, dict):
-        return c.message(raw)
+        return message(raw)
     parts = [p for p in raw.get("parts") or [] if isinstance(p, dict)]
     role = {"model": "assistant"}.get(str(raw.get("role")), raw.get("role") or "user")
     texts = [p["text"] for p in parts if isinstance(p.get("text"), str)]
     msg: dict[str, Any] = {"role": role, "content": "".join(texts) if texts else None}
     calls = [
-        c.tool_call(p["function_call"]) for p in parts if isinstance(p.get("function_call"), dict)
+        tool_call(p["function_call"]) for p in parts if isinstance(p.get("function_call"), dict)
     ]
     if calls:
         msg["tool_calls"] = [x for x in calls if x is not None]
     for part in parts:
         response = part.get("function_response")
         if isinstance(response, dict):
-            msg.update(role="tool", tool_call_id=c.opt_id(response.get("id")))
+            msg.update(role="tool", tool_call_id=opt_id(response.get("id")))
             msg["content"] = response.get("response")
     return msg

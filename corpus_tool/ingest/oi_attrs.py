@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus_tool.ingest import _common as c
 from corpus_tool.ingest.attrs import indexed
+from corpus_tool.ingest.chat import text_of, tool_calls, tool_message_result
 from corpus_tool.ingest.spans import Facts, Span
+from corpus_tool.ingest.values import loads_maybe, result_value
+from corpus_tool.model.values import ABSENT
 
 _KINDS = {"LLM": "model", "TOOL": "tool", "AGENT": "agent"}
 
@@ -45,12 +47,7 @@ class OpenInference:
         if kind == "model":
             return _model(a)
         if kind == "tool":
-            return {
-                "tool": a.get("tool.name") or a.get("tool_call.function.name") or span.name,
-                "call_id": a.get("tool_call.id"),
-                "arguments": a.get("tool_call.function.arguments", a.get("input.value")),
-                "result": c.loads_maybe(a["output.value"]) if "output.value" in a else c.MISSING,
-            }
+            return _tool(a, span.name)
         return {
             "agent": a.get("agent.name") or a.get("graph.node.id") or span.name,
             "input": a.get("input.value"),
@@ -58,17 +55,36 @@ class OpenInference:
         }
 
 
+def _tool(a: dict[str, Any], span_name: str) -> Facts:
+    """A TOOL span; LangChain's instrumentation logs the ToolMessage and, for a one-argument
+    tool, only the argument's value as input: `bare_input` asks for the model's arguments."""
+    raw_input = a.get("tool_call.function.arguments", a.get("input.value"))
+    facts: Facts = {
+        "tool": a.get("tool.name") or a.get("tool_call.function.name") or span_name,
+        "call_id": a.get("tool_call.id"),
+        "arguments": raw_input,
+        "result": result_value(a["output.value"]) if "output.value" in a else ABSENT,
+    }
+    message = tool_message_result(loads_maybe(a.get("output.value")))
+    if message is not None:
+        facts["result"], facts["error"], call_id = message
+        facts["call_id"] = facts["call_id"] or call_id
+    if raw_input is not None and not isinstance(result_value(raw_input), dict):
+        facts["bare_input"] = True
+    return facts
+
+
 def _model(a: dict[str, Any]) -> Facts:
     inputs = [_message(m.get("message") or {}) for m in indexed(a, "llm.input_messages")]
     outputs = [_message(m.get("message") or {}) for m in indexed(a, "llm.output_messages")]
-    texts = [t for t in (c.text_of(m.get("content")) for m in outputs) if t]
+    texts = [t for t in (text_of(m.get("content")) for m in outputs) if t]
     usage = {
         k.removeprefix("llm.token_count."): v
         for k, v in a.items()
         if k.startswith("llm.token_count.")
     }
     tools = [t.get("tool", {}).get("json_schema") for t in indexed(a, "llm.tools")]
-    params = c.loads_maybe(a.get("llm.invocation_parameters"))
+    params = loads_maybe(a.get("llm.invocation_parameters"))
     params = dict(params) if isinstance(params, dict) else {}
     requested = params.pop("model", None)  # the model id is the event's own field
     return {
@@ -77,7 +93,7 @@ def _model(a: dict[str, Any]) -> Facts:
         "content": "".join(texts) if texts else None,
         "calls": [call for m in outputs for call in m.get("tool_calls") or []],
         "usage": usage or None,
-        "tools": [c.loads_maybe(t) for t in tools if t] or None,
+        "tools": [loads_maybe(t) for t in tools if t] or None,
         "params": params or None,
         "requested_model": requested,
     }
@@ -86,11 +102,11 @@ def _model(a: dict[str, Any]) -> Facts:
 def _message(raw: dict[str, Any]) -> dict[str, Any]:
     content = raw.get("content")
     if content is None and isinstance(raw.get("contents"), list):
-        content = c.text_of([p.get("message_content") or {} for p in raw["contents"]])
+        content = text_of([p.get("message_content") or {} for p in raw["contents"]])
     msg: dict[str, Any] = {"role": raw.get("role") or "user", "content": content}
     calls = [t.get("tool_call") or {} for t in raw.get("tool_calls") or []]
     if calls:
-        msg["tool_calls"] = c.tool_calls(calls)
+        msg["tool_calls"] = tool_calls(calls)
     for key in ("tool_call_id", "name"):
         if raw.get(key):
             msg[key] = raw[key]

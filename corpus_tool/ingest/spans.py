@@ -12,8 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from corpus_tool.ingest import _common as c
 from corpus_tool.ingest.attrs import take
+from corpus_tool.ingest.body import first_user_text, last_answer, terminal_from, trace_body
+from corpus_tool.ingest.build import error_event, model_event, tool_event
+from corpus_tool.ingest.linking import adopt_requested_arguments, answers_from_requests
+from corpus_tool.ingest.values import arguments, error, opt_id
+from corpus_tool.model.values import ABSENT
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ def fill(facts: Facts, more: Facts) -> None:
     """Take from `more` what `facts` lacks; an empty tool result (`{}`) is still a result."""
     for key, value in more.items():
         if key == "result":
-            if facts.get(key, c.MISSING) is c.MISSING:
+            if facts.get(key, ABSENT) is ABSENT:
                 facts[key] = value
         elif blank(facts.get(key)) and not blank(value):
             facts[key] = value
@@ -87,7 +91,7 @@ _ELIDED = {"", "<elided>"}
 def blank(value: Any) -> bool:
     """No information: missing, empty, or the placeholder exporters write when content capture
     is off (`<elided>`), also inside a message list."""
-    if value is None or value is c.MISSING:
+    if value is None or value is ABSENT:
         return True
     if isinstance(value, str):
         return value in _ELIDED
@@ -112,7 +116,7 @@ def exception_of(span: Span) -> dict[str, str] | None:
     message = span.status_error or ""
     error_type = span.attributes.get("error.type")
     if error_type is None:
-        return c.error(message)
+        return error(message)
     return {"type": str(error_type), "message": message.removeprefix(f"{error_type}: ")}
 
 
@@ -139,6 +143,7 @@ def to_body(spans: list[Span], conventions: Sequence[Convention], run: Run) -> d
     facts = {s.span_id: read(s, conventions) for s in spans}
     merged = _merge_nested(spans, facts)
     events: list[dict[str, Any]] = []
+    bare: list[dict[str, Any]] = []
     unmapped: list[dict[str, Any]] = []
     for span in spans:
         kind = facts[span.span_id]["kind"]
@@ -147,8 +152,12 @@ def to_body(spans: list[Span], conventions: Sequence[Convention], run: Run) -> d
         made = _event(span, facts[span.span_id], conventions, merged.absorbed.get(span.span_id))
         if made is not None:
             events.append(made)
+            if facts[span.span_id].get("bare_input"):
+                bare.append(made)
         elif kind is None:
             unmapped.append(_summary(span))
+    adopt_requested_arguments(events, bare)
+    events = answers_from_requests(events)
     events.extend(_agent_errors(spans, facts, events))
     return _assemble(spans, facts, events, run, unmapped)
 
@@ -156,18 +165,22 @@ def to_body(spans: list[Span], conventions: Sequence[Convention], run: Run) -> d
 def _agent_errors(
     spans: list[Span], facts: dict[str, Facts], events: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Errors agent spans ended with, unless a tool's error already says the same.
+    """Errors agent spans and root spans ended with, unless a tool's error already says the same.
 
-    They come last, at the span's end: an exception leaves an agent after all it did.
+    They come last, at the span's end: an exception leaves an agent after all it did. A root
+    span of no GenAI kind (the application's own span around the run) counts as the run.
     """
     seen = [e["error"] for e in events if e.get("error")]
+    ids = {s.span_id for s in spans}
     out = []
     for span in sorted(spans, key=lambda s: s.end or ""):
-        err = exception_of(span) if facts[span.span_id]["kind"] == "agent" else None
+        kind = facts[span.span_id]["kind"]
+        counts = kind == "agent" or (kind is None and span.parent_id not in ids)
+        err = exception_of(span) if counts else None
         if err is not None and err not in seen:
             seen.append(err)
             where = {**_where(span), "timestamp": span.end or span.start}
-            out.append(c.error_event(err, **where, stack=stack_of(span)))
+            out.append(error_event(err, **where, stack=stack_of(span)))
     return out
 
 
@@ -253,7 +266,7 @@ def _event(
     if facts.get("requested_model"):
         extra["requested_model"] = facts["requested_model"]
     if facts["kind"] == "model":
-        return c.model_event(
+        return model_event(
             facts.get("model"),
             facts.get("messages") or [],
             facts.get("content"),
@@ -268,12 +281,12 @@ def _event(
             **_where(span),
         )
     if facts["kind"] == "tool" and facts.get("tool"):
-        return c.tool_event(
+        return tool_event(
             str(facts["tool"]),
-            c.opt_id(facts.get("call_id")),
-            c.arguments(facts.get("arguments")),
-            facts.get("result", c.MISSING),
-            error=exception_of(span),
+            opt_id(facts.get("call_id")),
+            arguments(facts.get("arguments")),
+            facts.get("result", ABSENT),
+            error=exception_of(span) or facts.get("error"),
             stack=stack_of(span),
             node=facts.get("agent"),
             extra=extra,
@@ -319,20 +332,20 @@ def _assemble(
     failed = any(exception_of(s) is not None for s in roots) or any(
         e["type"] == "error" for e in events
     )
-    output = next((a["output"] for a in agents if a.get("output") is not None), c.MISSING)
-    answer = c.last_answer(events)
+    output = next((a["output"] for a in agents if a.get("output") is not None), ABSENT)
+    answer = last_answer(events)
     named = next((a["agent"] for a in agents if a.get("agent")), None)
     named = named or next((f["agent"] for f in facts.values() if f.get("agent")), None)
     agent = {**run.agent, "name": named or run.agent.get("name")}
     extra = dict(run.extra)
     if unmapped:
         extra["other_spans"] = unmapped
-    return c.body(
+    return trace_body(
         events,
         started_at=spans[0].start if spans else None,
         agent=agent,
-        user_message=c.first_user_text(events) or _agent_input(agents),
-        terminal=c.terminal_from(events, failed, answer if answer is not None else output),
+        user_message=first_user_text(events) or _agent_input(agents),
+        terminal=terminal_from(events, failed, answer if answer is not None else output),
         extra=extra,
     )
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from corpus_tool.ingest import _common as c
+from corpus_tool.ingest.build import model_event, tool_event
+from corpus_tool.ingest.chat import message, text_of
+from corpus_tool.ingest.values import error_text, opt_id, result_value
 
 ModelOf = Callable[[dict[str, Any]], "str | None"]
 ErrorOf = Callable[[dict[str, Any]], "dict[str, str] | None"]
@@ -18,10 +20,7 @@ ErrorOf = Callable[[dict[str, Any]], "dict[str, str] | None"]
 
 def error_prefix(msg: dict[str, Any]) -> dict[str, str] | None:
     """tau-bench's convention: a tool result starting `Error:` is the tool's error."""
-    content = msg.get("content")
-    if isinstance(content, str) and content.startswith("Error:"):
-        return c.error(content.removeprefix("Error:").strip(), "ToolError")
-    return None
+    return error_text(msg.get("content"))
 
 
 def events(
@@ -32,14 +31,14 @@ def events(
     opening: Sequence[Any] = (),
 ) -> list[dict[str, Any]]:
     """The events of a transcript, in order; `opening` messages precede it (a fixed greeting)."""
-    history: list[dict[str, Any]] = [c.message(m) for m in opening]
+    history: list[dict[str, Any]] = [message(m) for m in opening]
     asked: dict[str | None, dict[str, Any]] = {}
     renamed: dict[str, str] = {}
     out: list[dict[str, Any]] = []
     for raw in messages:
         if not isinstance(raw, dict):
             continue
-        msg = c.message(raw)
+        msg = message(raw)
         more = {"timestamp": raw.get("timestamp"), "extra": extra_of(raw) if extra_of else None}
         if raw.get("requestor") == "user":  # tau2: the simulated user's own tool calls
             pass
@@ -48,7 +47,7 @@ def events(
             asked.update({call["id"]: call for call in calls})
             out.append(_model(raw, msg, calls, model_of(raw), history, more))
         elif msg.get("role") == "tool":
-            call_id = c.opt_id(raw.get("tool_call_id") or raw.get("id"))
+            call_id = opt_id(raw.get("tool_call_id") or raw.get("id"))
             call = asked.get(renamed.get(call_id or "", call_id))
             out.append(_tool(raw, msg, call, error_of, more))
         history.append(msg)
@@ -64,8 +63,8 @@ def _model(
     more: dict[str, Any],
 ) -> dict[str, Any]:
     """An assistant message: a model call asked the conversation so far."""
-    content = c.text_of(msg.get("content"))
-    return c.model_event(model, list(history), content, calls, usage=raw.get("usage"), **more)
+    content = text_of(msg.get("content"))
+    return model_event(model, list(history), content, calls, usage=raw.get("usage"), **more)
 
 
 def _fresh(
@@ -96,8 +95,8 @@ def _tool(
     more: dict[str, Any],
 ) -> dict[str, Any]:
     call = call or {}
-    call_id = call.get("id") or c.opt_id(raw.get("tool_call_id") or raw.get("id"))
+    call_id = call.get("id") or opt_id(raw.get("tool_call_id") or raw.get("id"))
     name = str(raw.get("name") or raw.get("function") or call.get("name") or "unknown_tool")
     err = error_of(raw)
-    result = c.loads_maybe(msg.get("content"))
-    return c.tool_event(name, call_id, call.get("arguments") or {}, result, error=err, **more)
+    result = result_value(msg.get("content"))
+    return tool_event(name, call_id, call.get("arguments") or {}, result, error=err, **more)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from datetime import datetime, timezone
 from typing import Any
 
-from corpus_tool.events import parse_error, parse_time
-
-MISSING: Any = object()
-"""A tool result the source did not hold (distinct from a recorded `null`)."""
+from corpus_tool.model.values import parse_error, parse_time
 
 _PLACEHOLDERS = {"", "<not specified>", "None", "null"}
 
@@ -30,6 +28,41 @@ def loads_maybe(value: Any) -> Any:
     return value
 
 
+def result_value(raw: Any) -> Any:
+    """A tool result in one form: structured results the source wrote as text become structures.
+
+    JSON text of an object or array, a JSON-quoted string, or a Python literal of a dict or
+    list (`str(dict)`, as the OpenAI Agents SDK and LangChain write them; read with
+    `ast.literal_eval`, never evaluated) is decoded; any other string was a string and stays
+    one (`"42"` stays text: a scalar's type cannot be told from its text).
+    """
+    if not isinstance(raw, str):
+        return raw
+    text = raw.strip()
+    if text[:1] not in ("{", "[", '"'):
+        return raw
+    decoded = loads_maybe(text)
+    if decoded is text and text[:1] in ("{", "["):
+        literal = _python_literal(text)
+        decoded = literal if isinstance(literal, (dict, list)) else text
+    return raw if decoded is text else decoded
+
+
+_ERROR_TYPE = r"[A-Z][A-Za-z0-9_]*(?:\.[A-Z][A-Za-z0-9_]*)*"
+
+
+def error_type_in(text: Any, message: str) -> str | None:
+    """The exception type an exported text names right before `message`.
+
+    `Tool failed: TimeoutError: refund_check_timeout` holds the type the error data lost;
+    only a CamelCase name directly before the message counts, so prose does not.
+    """
+    if not isinstance(text, str) or not message:
+        return None
+    found = re.search(rf"({_ERROR_TYPE})\s*:\s*{re.escape(message)}", text)
+    return found.group(1).rsplit(".", 1)[-1] if found else None
+
+
 def arguments(raw: Any) -> dict[str, Any]:
     """Tool arguments as an object: JSON strings parsed, a bare value kept under `input`."""
     value = loads_maybe(raw) if isinstance(raw, str) else raw
@@ -46,7 +79,7 @@ def _python_literal(text: str) -> Any:
     """LangChain logs tool input as `str(dict)`; literal_eval reads literals only, never code."""
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return text
 
 
@@ -67,6 +100,16 @@ def error(raw: Any, default_type: str = "Error") -> dict[str, str]:
     if parsed["type"] == "Error" and default_type != "Error":
         parsed["type"] = default_type
     return parsed
+
+
+def error_text(content: Any) -> dict[str, str] | None:
+    """A tool message's content that reports an error: `Error: [Type: ]message`.
+
+    tau-bench's convention, and what chat-only traces show of a failed tool.
+    """
+    if isinstance(content, str) and content.startswith("Error:"):
+        return error(content.removeprefix("Error:").strip(), "ToolError")
+    return None
 
 
 def iso_from_ns(nanos: Any) -> str | None:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from corpus_tool import files, schema
+from corpus_tool import files, schema, yaml_lines
 from corpus_tool.corpus import CONFIG_NAME
 from corpus_tool.errors import CorpusError
 from corpus_tool.findings import Finding
@@ -92,7 +92,7 @@ class _Setup:
     def stale(self, data: Mapping[str, Any]) -> Finding:
         """The finding for an allow-list entry that matched nothing."""
         waiver = next(w for w in self.waivers if w.data is data)
-        line = files.line_at(waiver.raw, ("fingerprint",))
+        line = yaml_lines.line_at(waiver.raw, ("fingerprint",))
         message = "allows a value that no corpus file holds any more; delete this waiver"
         return Finding(
             self.show(waiver.path), line, "$.fingerprint", "redaction.allow_unused", message
@@ -133,7 +133,9 @@ def _key(
     except CorpusError as err:
         path = root / CONFIG_NAME
         line = (
-            files.line_at(path.read_bytes(), ("redaction", "key_file")) if path.is_file() else None
+            yaml_lines.line_at(path.read_bytes(), ("redaction", "key_file"))
+            if path.is_file()
+            else None
         )
         setup.problems.append(
             Finding(setup.show(path), line, "$.redaction", "redaction.key", err.message)

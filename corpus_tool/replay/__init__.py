@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from corpus_tool.model.values import ModelResponse, ToolCall
 from corpus_tool.replay.divergence import Divergence, DivergenceError
-from corpus_tool.replay.runtime import Runtime
-from corpus_tool.replay.values import ModelResponse, ToolCall, ToolError
+from corpus_tool.replay.runtime import Runtime, ToolError
 
 __all__ = ["Divergence", "DivergenceError", "ModelResponse", "Runtime", "ToolCall", "ToolError"]

@@ -11,20 +11,19 @@ from typing import Any
 from corpus_tool import files, schema
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
-from corpus_tool.replay.divergence import REPLAY_CHECKS
+from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, CheckResult
+from corpus_tool.model.expected import Expect, Expected
+from corpus_tool.model.trace import Trace, Trajectory
+from corpus_tool.replay.divergence import Divergence
 from corpus_tool.replay.engine import AgentContractError, CaseSpec, Replay, replay
 from corpus_tool.replay.loader import Agent
 from corpus_tool.replay.matching import ignored_fields
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
 
-Grader = Callable[
-    [Mapping[str, Any], Sequence[Mapping[str, Any]], Mapping[str, Any], Mapping[str, Any]],
-    Sequence[Mapping[str, Any]],
-]
-"""Grades a replayed run: (expect, events, terminal, corpus config, where scorers are registered)
--> check results as dicts (`corpus_tool.grade.grade_checks`); replay knows nothing of graders."""
-DIVERGENCE_CHECK, DETERMINISM_CHECK = REPLAY_CHECKS
+GradeRun = Callable[[Expect, Trajectory, Mapping[str, Any]], Sequence[CheckResult]]
+"""Grades a replayed run: (expect, trajectory, corpus config: where its scorers are registered)
+-> check results (`corpus_tool.grade.grade_checks`); replay itself knows nothing of graders."""
 
 
 @dataclass(frozen=True)
@@ -38,18 +37,20 @@ class CaseResult:
     tags: tuple[str, ...] = ()
     mode: str | None = None
     duration_ms: float = 0.0
-    checks: tuple[Mapping[str, Any], ...] = ()
-    divergence: Mapping[str, Any] | None = None
+    checks: tuple[CheckResult, ...] = ()
+    divergence: Divergence | None = None
     sequence_diff: tuple[str, ...] = ()
     unused: tuple[int, ...] = ()
     error: str | None = None
     reason: str | None = None
     extra_failures: tuple[str, ...] = field(default_factory=tuple)
+    trajectory: Trajectory | None = None
+    """The replayed run (the first of --repeat), for `corpus diff` and `check --diff`."""
 
     @property
     def failed_checks(self) -> list[str]:
         """Names of failing checks; replay.divergence / replay.determinism included."""
-        names = [str(c["name"]) for c in self.checks if not c["passed"]]
+        names = [c.name for c in self.checks if not c.passed]
         return [*self.extra_failures, *names]
 
     @property
@@ -62,8 +63,8 @@ class LoadedCase:
     """A case's two files, parsed and schema-checked."""
 
     case_id: str
-    trace: Mapping[str, Any]
-    expected: Mapping[str, Any]
+    trace: Trace
+    expected: Expected
 
 
 def load_case(corpus: Corpus, case_id: str, valid: Mapping[Path, Any] | None = None) -> LoadedCase:
@@ -81,20 +82,19 @@ def load_case(corpus: Corpus, case_id: str, valid: Mapping[Path, Any] | None = N
         if not isinstance(data, dict) or schema.errors(kind, data):
             raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
         docs[kind] = data
-    return LoadedCase(case_id, docs["trace"], docs["expected"])
+    return LoadedCase(case_id, Trace.from_doc(docs["trace"]), Expected.from_doc(docs["expected"]))
 
 
-def mode_of(corpus: Corpus, expected: Mapping[str, Any], override: str | None) -> str:
+def mode_of(corpus: Corpus, expected: Expected, override: str | None) -> str:
     """--mode, else the case's replay.mode, else the corpus default, else strict."""
-    case_mode = (expected.get("replay") or {}).get("mode")
-    return str(override or case_mode or corpus.setting("replay", "mode", default="strict"))
+    return str(override or expected.mode or corpus.setting("replay", "mode", default="strict"))
 
 
-def skip_reason(expected: Mapping[str, Any]) -> str | None:
+def skip_reason(expected: Expected) -> str | None:
     """Why a case is kept but not run: retired, or tier archive."""
-    if expected.get("status") == "retired":
+    if expected.status == "retired":
         return "retired"
-    if expected.get("tier") == "archive":
+    if expected.tier == "archive":
         return "tier archive"
     return None
 
@@ -106,7 +106,7 @@ def run_case(
     mode: str | None = None,
     repeat: int = 1,
     *,
-    grader: Grader,
+    grader: GradeRun,
 ) -> CaseResult:
     """Replay and grade one loaded case `repeat` times; the verdict of the first run."""
     exp = loaded.expected
@@ -118,15 +118,16 @@ def run_case(
         runs = [replay(agent, spec) for _ in range(max(1, repeat))]
     except AgentContractError as err:
         return CaseResult(**base, verdict="error", error=str(err), duration_ms=_since(started))
-    checks = tuple(grader(exp.get("expect") or {}, runs[0].events, runs[0].terminal, corpus.config))
+    trajectory = Trajectory(runs[0].events, runs[0].terminal)
+    checks = tuple(grader(exp.expect, trajectory, corpus.config))
     return _judge(base, exp, runs, checks, _since(started))
 
 
 def _judge(
     base: dict[str, Any],
-    expected: Mapping[str, Any],
+    expected: Expected,
     runs: Sequence[Replay],
-    checks: tuple[Mapping[str, Any], ...],
+    checks: tuple[CheckResult, ...],
     duration_ms: float,
 ) -> CaseResult:
     """The verdict: a divergence, a failed check or a nondeterministic trajectory fails."""
@@ -134,19 +135,20 @@ def _judge(
     extra = [DIVERGENCE_CHECK] if first.divergence else []
     if any(_fingerprint(r) != _fingerprint(first) for r in runs[1:]):
         extra.append(DETERMINISM_CHECK)
-    failed = bool(extra) or not all(c["passed"] for c in checks)
-    verdict = "known_unknown" if expected.get("status") == "known_unknown" else None
+    failed = bool(extra) or not all(c.passed for c in checks)
+    verdict = "known_unknown" if expected.status == "known_unknown" else None
     verdict = verdict or ("failed" if failed else "passed")
     return CaseResult(
         **base,
         verdict=verdict,
         duration_ms=duration_ms,
         checks=checks,
-        divergence=first.divergence.as_dict() if first.divergence else None,
+        divergence=first.divergence,
         sequence_diff=tuple(first.sequence_diff) if failed else (),
-        unused=tuple(c["seq"] for c in first.unused),
+        unused=tuple(c.seq for c in first.unused),
         extra_failures=tuple(extra),
         reason=_reason(expected, verdict, failed),
+        trajectory=Trajectory(first.events, first.terminal),
     )
 
 
@@ -164,14 +166,14 @@ def _base(loaded: LoadedCase, mode: str | None) -> dict[str, Any]:
     exp = loaded.expected
     return {
         "case": loaded.case_id,
-        "status": str(exp.get("status", "active")),
-        "tier": str(exp.get("tier", "fast")),
-        "tags": tuple(exp.get("tags") or ()),
+        "status": exp.status,
+        "tier": exp.tier,
+        "tags": exp.tags,
         "mode": mode,
     }
 
 
-def _reason(expected: Mapping[str, Any], verdict: str, failed: bool) -> str | None:
+def _reason(expected: Expected, verdict: str, failed: bool) -> str | None:
     if verdict != "known_unknown":
         return None
     outcome = "fails" if failed else "passes"
@@ -179,7 +181,7 @@ def _reason(expected: Mapping[str, Any], verdict: str, failed: bool) -> str | No
 
 
 def _fingerprint(run: Replay) -> str:
-    return files.canonical_json([run.events, run.terminal])
+    return files.canonical_json([[e.to_doc() for e in run.events], run.terminal.to_doc()])
 
 
 def _since(started: float) -> float:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Check names of replay itself, next to the graders' (corpus_tool.grade.CHECK_NAMES): what
-# results documents list in failed_checks and waivers may name.
-REPLAY_CHECKS = ("replay.divergence", "replay.determinism")
+from corpus_tool.model.diff import FieldDiff
+
 KINDS = (
     "ModelRequest",
     "ToolName",
@@ -21,19 +20,9 @@ KINDS = (
 )
 
 
-@dataclass(frozen=True)
-class FieldDiff:
-    """One differing leaf: where (a JSON path), the recorded value, the replayed value."""
-
-    path: str
-    expected: Any
-    actual: Any
-
-    def text(self) -> str:
-        return f"{self.path}: recorded {_short(self.expected)}, replay {_short(self.actual)}"
-
-
-MISSING = "<absent>"
+def diff_text(diff: FieldDiff) -> str:
+    """`$.request.temperature: recorded 0.0, replay <absent>`."""
+    return f"{diff.path}: recorded {_short(diff.expected)}, replay {_short(diff.actual)}"
 
 
 @dataclass(frozen=True)
@@ -57,9 +46,7 @@ class Divergence:
             "expected": self.expected,
             "actual": self.actual,
             "candidate": self.candidate,
-            "diff": [
-                {"path": d.path, "expected": d.expected, "actual": d.actual} for d in self.diff
-            ],
+            "diff": [d.data() for d in self.diff],
         }
 
     def lines(self) -> list[str]:
@@ -67,7 +54,7 @@ class Divergence:
         out = [f"{self.kind} at step {self.step}: {self.message}"]
         if self.candidate is not None:
             out.append(f"nearest recorded candidate: {_describe(self.candidate)}")
-        out.extend(f"  {d.text()}" for d in self.diff)
+        out.extend(f"  {diff_text(d)}" for d in self.diff)
         return out
 
 
@@ -90,5 +77,5 @@ def _describe(candidate: dict[str, Any]) -> str:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = value if value == MISSING else repr(value)
+    text = repr(value)  # the absent side shows as <absent>
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -12,15 +12,21 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from corpus_tool.events import parse_time
+from corpus_tool.model.events import Event, ToolCallEvent
+from corpus_tool.model.expected import Expected
+from corpus_tool.model.trace import Terminal, Trace
+from corpus_tool.model.values import parse_time
 from corpus_tool.replay.divergence import Divergence, DivergenceError
-from corpus_tool.replay.doubles import ReplaySource, Script
-from corpus_tool.replay.guard import NetworkBlocked, no_network
+from corpus_tool.replay.lenient import LenientSource
 from corpus_tool.replay.loader import Agent
+from corpus_tool.replay.matching import RecordedCall
+from corpus_tool.replay.network import NetworkBlocked, no_network
+from corpus_tool.replay.plain import plain
+from corpus_tool.replay.recording import Recording, Script
 from corpus_tool.replay.runtime import MAX_EVENTS, EventLimit, FrozenClock, Runtime
 from corpus_tool.replay.sequence import sequence_diff
 from corpus_tool.replay.stdio import agent_stdout, described
-from corpus_tool.replay.values import plain
+from corpus_tool.replay.strict import StrictSource
 
 STATUSES = ("succeeded", "submitted", "rejected", "needs_human", "failed", "unknown", "step_limit")
 
@@ -31,10 +37,10 @@ class AgentContractError(Exception):
 
 @dataclass(frozen=True)
 class CaseSpec:
-    """What replaying a case needs: its two files, the matching mode, the ignored fields."""
+    """What replaying a case needs: its trace and expectations, the mode, the ignored fields."""
 
-    trace: Mapping[str, Any]
-    expected: Mapping[str, Any]
+    trace: Trace
+    expected: Expected
     mode: str
     ignored: Sequence[str] = ()
 
@@ -43,40 +49,47 @@ class CaseSpec:
 class Replay:
     """One replay: the new trajectory, how it ended, and the first divergence if any."""
 
-    events: list[dict[str, Any]]
-    terminal: dict[str, Any]
+    events: tuple[Event, ...]
+    terminal: Terminal
     divergence: Divergence | None
-    unused: list[dict[str, Any]] = field(default_factory=list)
-    sequence_diff: list[str] = field(default_factory=list)
+    unused: tuple[RecordedCall, ...] = field(default_factory=tuple)
+    sequence_diff: tuple[str, ...] = field(default_factory=tuple)
+
+
+def source_for(spec: CaseSpec) -> StrictSource | LenientSource:
+    """The strict or lenient source over the case's recording and script."""
+    recording, script = Recording.of(spec.trace), Script.of(spec.expected)
+    if spec.mode == "strict":
+        return StrictSource(recording, script, spec.ignored)
+    return LenientSource(recording, script, spec.ignored)
 
 
 def replay(agent: Agent, spec: CaseSpec) -> Replay:
     """Run `agent` on the case's input with the recording as its only world."""
-    trace, expected = spec.trace, spec.expected
-    script = Script(expected.get("stubs") or {}, expected.get("continuation") or [])
-    source = ReplaySource(trace.get("events") or [], spec.mode, spec.ignored, script)
-    rt = Runtime(source, FrozenClock(start_of(trace)), random.Random(seed_of(trace)))
+    source = source_for(spec)
+    rt = Runtime(source, FrozenClock(start_of(spec.trace)), random.Random(seed_of(spec.trace)))
     with no_network() as attempts:
-        terminal = run_agent(agent, copy.deepcopy(dict(trace.get("input") or {})), rt)
+        terminal = run_agent(agent, copy.deepcopy(spec.trace.input.to_doc()), rt)
     # a network attempt is the root cause of whatever diverged after it
     divergence = _network(attempts.targets, len(rt.events) + 1) if attempts.targets else None
     if divergence is None and rt.divergences:
         divergence = rt.divergences[0]
-    unused = source.unused()
+    unused = tuple(source.unused())
     if divergence is None and spec.mode == "strict":
         divergence = _unused(unused, len(rt.events) + 1) or _ending(spec, rt.events, terminal)
     stopped = f"{rt.divergences[0].kind} divergence" if rt.divergences else None
-    diff = sequence_diff(trace, rt.events, terminal, stopped) if divergence is not None else []
-    return Replay(rt.events, terminal, divergence, unused, diff)
+    events = tuple(rt.events)
+    diff = sequence_diff(spec.trace, events, terminal, stopped) if divergence is not None else []
+    return Replay(events, terminal, divergence, unused, tuple(diff))
 
 
-def run_agent(agent: Agent, case_input: dict[str, Any], rt: Runtime) -> dict[str, Any]:
+def run_agent(agent: Agent, case_input: dict[str, Any], rt: Runtime) -> Terminal:
     """Call the entrypoint; an exception it raises is part of the trajectory (status failed)."""
     try:
         with agent_stdout():
             returned = agent(case_input, rt)
     except (DivergenceError, NetworkBlocked):
-        return {"status": "unknown", "output": None}
+        return Terminal("unknown", None)
     except EventLimit:
         pass  # reported below, whether or not the agent caught it
     except KeyboardInterrupt:  # the user's Ctrl-C stops corpus-tool too
@@ -88,7 +101,7 @@ def run_agent(agent: Agent, case_input: dict[str, Any], rt: Runtime) -> dict[str
                 error={"type": type(err).__name__, "message": described(err)},
                 stack=_where(err),
             )
-            return {"status": "failed", "output": None}
+            return Terminal("failed", None)
     if rt.overflowed:
         raise AgentContractError(
             f"the agent recorded more than {MAX_EVENTS:,} events in one run; "
@@ -107,7 +120,7 @@ def _where(err: BaseException) -> str:
     return f"{where}: {type(err).__name__}: {described(err)}"
 
 
-def terminal_of(returned: Any) -> dict[str, Any]:
+def terminal_of(returned: Any) -> Terminal:
     """The {status, output} an entrypoint returned, checked."""
     try:
         status = returned.get("status") if isinstance(returned, Mapping) else None
@@ -123,7 +136,7 @@ def terminal_of(returned: Any) -> dict[str, Any]:
             f"the entrypoint returned {_shown(returned)}; return "
             f"{{'status': one of {', '.join(STATUSES)}, 'output': ...}}"
         )
-    return {"status": status, "output": output}
+    return Terminal(status, output)
 
 
 def _shown(value: Any) -> str:
@@ -133,13 +146,13 @@ def _shown(value: Any) -> str:
         return f"a {type(value).__name__}"
 
 
-def start_of(trace: Mapping[str, Any]) -> datetime:
+def start_of(trace: Trace) -> datetime:
     """The recording's start as an aware datetime in its time zone (UTC when unknown)."""
-    recorded = trace.get("recorded") or {}
-    start = parse_time(recorded.get("started_at")) or datetime(1970, 1, 1, tzinfo=timezone.utc)
+    recorded = trace.recorded
+    start = parse_time(recorded.started_at) or datetime(1970, 1, 1, tzinfo=timezone.utc)
     if start.tzinfo is None:
         start = start.replace(tzinfo=timezone.utc)
-    return start.astimezone(_zone(recorded.get("timezone")))
+    return start.astimezone(_zone(recorded.timezone))
 
 
 def _zone(name: Any) -> Any:
@@ -153,13 +166,13 @@ def _zone(name: Any) -> Any:
         return timezone.utc
 
 
-def seed_of(trace: Mapping[str, Any]) -> int:
+def seed_of(trace: Trace) -> int:
     """The recorded seed, or one derived from the trace's identity (stable across runs)."""
-    seed = (trace.get("recorded") or {}).get("seed")
+    seed = trace.recorded.seed
     if isinstance(seed, int):
         return seed
-    source = trace.get("source") or {}
-    ident = f"{source.get('trace_id')}|{source.get('sha256')}|{trace.get('id')}"
+    source = trace.source
+    ident = f"{source.trace_id}|{source.sha256}|{trace.id}"
     return int.from_bytes(hashlib.sha256(ident.encode()).digest()[:8], "big")
 
 
@@ -173,45 +186,52 @@ def _network(targets: list[str], step: int) -> Divergence:
     )
 
 
-def _unused(unused: list[dict[str, Any]], step: int) -> Divergence | None:
+def _unused(unused: Sequence[RecordedCall], step: int) -> Divergence | None:
     if not unused:
         return None
-    names = ", ".join(f"seq {c['seq']} {c.get('tool') or 'model_call'}" for c in unused[:5])
+    names = ", ".join(f"seq {c.seq} {_call_name(c)}" for c in unused[:5])
+    first = unused[0]
+    candidate: dict[str, Any] = {"seq": first.seq, "type": first.type}
+    if isinstance(first, ToolCallEvent):
+        candidate["tool"] = first.tool
     return Divergence(
         "UnusedRecording",
         step,
         f"{len(unused)} recorded call(s) left unused: {names} (strict mode uses every one)",
-        expected=[c["seq"] for c in unused],
-        candidate={k: unused[0][k] for k in ("seq", "type", "tool") if k in unused[0]},
+        expected=[c.seq for c in unused],
+        candidate=candidate,
     )
 
 
-def _ending(
-    spec: CaseSpec, events: list[dict[str, Any]], terminal: dict[str, Any]
-) -> Divergence | None:
+def _call_name(call: RecordedCall) -> str:
+    return call.tool if isinstance(call, ToolCallEvent) else "model_call"
+
+
+def _ending(spec: CaseSpec, events: Sequence[Event], terminal: Terminal) -> Divergence | None:
     """Same path as recorded, so the same ending: status, then output text."""
-    if any("origin" in (e.get("extra") or {}) for e in events):
+    if any("origin" in (e.extra or {}) for e in events):
         return None  # stubs or continuation took a new path; expect.terminal judges it
-    recorded = spec.trace.get("terminal") or {}
-    wanted = ((spec.expected.get("expect") or {}).get("terminal") or {}).get("status")
+    recorded = spec.trace.terminal
+    expected_end = spec.expected.expect.terminal
+    wanted = expected_end.status if expected_end is not None else None
     step = len(events) + 1
-    if wanted not in (None, recorded.get("status")):
+    if wanted not in (None, recorded.status):
         return None  # the fix changes how the run ends; expect.terminal judges it
-    if terminal["status"] != recorded.get("status"):
+    if terminal.status != recorded.status:
         return Divergence(
             "TerminalState",
             step,
-            f"the run ended {terminal['status']}; the recording ended {recorded.get('status')}",
-            recorded.get("status"),
-            terminal["status"],
+            f"the run ended {terminal.status}; the recording ended {recorded.status}",
+            recorded.status,
+            terminal.status,
         )
-    if _text(recorded.get("output")) != _text(terminal.get("output")):
+    if _text(recorded.output) != _text(terminal.output):
         return Divergence(
             "SemanticOutput",
             step,
             "the final output differs from the recorded one on the same path",
-            recorded.get("output"),
-            terminal.get("output"),
+            recorded.output,
+            terminal.output,
         )
     return None
 

@@ -39,20 +39,27 @@ def entrypoint(corpus: Corpus) -> Iterator[Agent]:
             f"{corpus.config_path}: no agent.entrypoint; set it to module:callable "
             "(see docs/replay.md, writing an entrypoint)"
         )
-    module_name, _, attr = str(spec).partition(":")
+    with imported(corpus, str(spec), "agent.entrypoint") as agent:
+        yield agent
+
+
+@contextmanager
+def imported(corpus: Corpus, spec: str, setting: str) -> Iterator[Callable[..., Any]]:
+    """The `module:callable` a corpus.yaml `setting` names, imported as `entrypoint` does."""
+    module_name, _, attr = spec.partition(":")
     root = import_root(corpus.root.resolve())
     saved_path, before = list(sys.path), set(sys.modules)
     shadowed = _evict(module_name.split(".")[0], root)
     sys.path.insert(0, str(root))
     try:
-        yield _load(corpus, module_name, attr, root)
+        yield _load(corpus, module_name, attr, root, setting)
     finally:
         sys.path[:] = saved_path
         _forget(before, root)
         sys.modules.update(shadowed)
 
 
-def _load(corpus: Corpus, module_name: str, attr: str, root: Path) -> Agent:
+def _load(corpus: Corpus, module_name: str, attr: str, root: Path, setting: str) -> Agent:
     importlib.invalidate_caches()
     try:
         with agent_stdout():
@@ -61,15 +68,13 @@ def _load(corpus: Corpus, module_name: str, attr: str, root: Path) -> Agent:
         raise
     except BaseException as err:  # the agent's import errors, sys.exit() too: one line
         raise InputError(
-            f"agent.entrypoint: cannot import {module_name} from {root}: "
+            f"{setting}: cannot import {module_name} from {root}: "
             f"{type(err).__name__}: {described(err)}",
             corpus.config_path,
         ) from None
     agent = getattr(module, attr, None)
     if not callable(agent):
-        raise InputError(
-            f"agent.entrypoint: {module_name} has no callable {attr!r}", corpus.config_path
-        )
+        raise InputError(f"{setting}: {module_name} has no callable {attr!r}", corpus.config_path)
     return agent  # type: ignore[no-any-return]
 
 

@@ -1,11 +1,12 @@
-"""Normalization and comparison: what counts as "the same call", and field diffs when not."""
+"""Normalization and the nearest recorded call: what counts as "the same call" in replay."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from corpus_tool.replay.divergence import MISSING, FieldDiff
+from corpus_tool.model.diff import FieldDiff, field_diff
+from corpus_tool.model.events import ModelCallEvent, ModelRequest, ToolCallEvent
 
 # Request fields that change on every call without changing what the model is asked;
 # corpus.yaml `replay.ignore_request_fields` adds to them.
@@ -18,6 +19,7 @@ DEFAULT_IGNORED = (
     "messages.*.id",
 )
 MAX_DIFFS = 20
+RecordedCall = ModelCallEvent | ToolCallEvent
 
 
 def ignored_fields(configured: Iterable[str] | None) -> tuple[str, ...]:
@@ -30,6 +32,11 @@ def normalize(value: Any, ignored: Sequence[str]) -> Any:
     for path in ignored:
         value = _drop(value, path.split("."))
     return value
+
+
+def request_doc(request: ModelRequest, ignored: Sequence[str]) -> dict[str, Any]:
+    """A model request as compared: its document form, ignored fields removed."""
+    return normalize(request.to_doc(), ignored)  # type: ignore[no-any-return]
 
 
 def _drop(value: Any, parts: list[str]) -> Any:
@@ -51,52 +58,42 @@ def _drop(value: Any, parts: list[str]) -> Any:
     return value
 
 
-def field_diff(expected: Any, actual: Any, path: str = "$") -> list[FieldDiff]:
-    """Every differing leaf between two JSON-shaped values, in document order (at most 20)."""
-    found: list[FieldDiff] = []
-    _walk(expected, actual, path, found)
-    return found[:MAX_DIFFS]
+def diff(expected: Any, actual: Any, path: str = "$") -> list[FieldDiff]:
+    """The field diff replay shows: document order, at most MAX_DIFFS differences."""
+    return field_diff(expected, actual, path, limit=MAX_DIFFS)
 
 
-def _walk(expected: Any, actual: Any, path: str, found: list[FieldDiff]) -> None:
-    if len(found) >= MAX_DIFFS:
-        return
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
-        for key in dict.fromkeys([*expected, *actual]):
-            _walk(expected.get(key, MISSING), actual.get(key, MISSING), f"{path}.{key}", found)
-    elif isinstance(expected, list) and isinstance(actual, list):
-        for i in range(max(len(expected), len(actual))):
-            left = expected[i] if i < len(expected) else MISSING
-            right = actual[i] if i < len(actual) else MISSING
-            _walk(left, right, f"{path}[{i}]", found)
-    elif not same(expected, actual):
-        found.append(FieldDiff(path, expected, actual))
-
-
-def same(left: Any, right: Any) -> bool:
-    """Equal as JSON values: key order never matters, 1 equals 1.0, True is not 1."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return type(left) is type(right) and left == right
-    if isinstance(left, Mapping) and isinstance(right, Mapping):
-        return left.keys() == right.keys() and all(same(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(same(a, b) for a, b in zip(left, right, strict=True))
-    return bool(left == right)
-
-
-def nearest(
-    candidates: Iterable[dict[str, Any]], actual: Any, key: str
-) -> tuple[dict[str, Any] | None, list[FieldDiff]]:
-    """The recorded event whose `key` differs from `actual` in the fewest fields, and the diff."""
-    best: tuple[dict[str, Any] | None, list[FieldDiff]] = (None, [])
+def nearest_tool(
+    candidates: Iterable[ToolCallEvent], arguments: Any
+) -> tuple[ToolCallEvent | None, list[FieldDiff]]:
+    """The recorded tool call whose arguments differ from `arguments` in the fewest fields."""
+    best: tuple[ToolCallEvent | None, list[FieldDiff]] = (None, [])
     for event in candidates:
-        diff = field_diff(event.get(key), actual)
-        if best[0] is None or len(diff) < len(best[1]):
-            best = (event, diff)
+        found = diff(dict(event.arguments), arguments)
+        if best[0] is None or len(found) < len(best[1]):
+            best = (event, found)
     return best
 
 
-def candidate_summary(event: dict[str, Any]) -> dict[str, Any]:
-    """What a divergence shows of a recorded event: seq, type, tool, arguments."""
-    keys = ("seq", "type", "tool", "arguments", "model")
-    return {k: event[k] for k in keys if k in event}
+def nearest_model(
+    candidates: Iterable[ModelCallEvent], request: Any, ignored: Sequence[str]
+) -> tuple[ModelCallEvent | None, list[FieldDiff]]:
+    """The recorded model call whose (normalized) request differs least from `request`."""
+    best: tuple[ModelCallEvent | None, list[FieldDiff]] = (None, [])
+    for event in candidates:
+        found = diff(request_doc(event.request, ignored), request)
+        if best[0] is None or len(found) < len(best[1]):
+            best = (event, found)
+    return best
+
+
+def candidate_summary(event: RecordedCall) -> dict[str, Any]:
+    """What a divergence shows of a recorded call: seq, type, tool and arguments, or model."""
+    if isinstance(event, ToolCallEvent):
+        return {
+            "seq": event.seq,
+            "type": event.type,
+            "tool": event.tool,
+            "arguments": dict(event.arguments),
+        }
+    return {"seq": event.seq, "type": event.type, "model": event.model}

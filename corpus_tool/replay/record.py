@@ -10,47 +10,29 @@ import copy
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from corpus_tool import files
+from corpus_tool.model.events import ModelRequest
+from corpus_tool.model.values import ErrorInfo, ModelResponse
 from corpus_tool.replay.engine import run_agent
 from corpus_tool.replay.loader import Agent
-from corpus_tool.replay.native_out import incident
+from corpus_tool.replay.native_out import RecordMeta, incident
 from corpus_tool.replay.runtime import (
     Clock,
     FrozenClock,
     ModelAnswer,
-    ModelRequest,
     Runtime,
     SystemClock,
     ToolAnswer,
+    ToolError,
 )
-from corpus_tool.replay.values import ModelResponse, ToolError
 
 ModelFn = Callable[..., ModelResponse]
 ToolFn = Callable[[dict[str, Any]], Any]
 Timer = Callable[[str], float]
-
-
-@dataclass(frozen=True)
-class RecordMeta:
-    """Facts about the run that the incident carries (DESIGN.md, the native format).
-
-    `agent` uses the native keys: name, version, configHash, promptVersion, toolSchemaHash.
-    With `started_at` set the clock is frozen there and moves only by call durations, which
-    makes a recording with fakes byte-stable; without it the real clock runs.
-    """
-
-    trace_id: str
-    agent: Mapping[str, str] = field(default_factory=dict)
-    session_id: str | None = None
-    started_at: datetime | None = None
-    timezone: str | None = None
-    seed: int | None = None
-    app_version: str | None = None
 
 
 class LiveSource:
@@ -65,21 +47,21 @@ class LiveSource:
     ):
         self._model, self._tools, self._egress, self._timer = model, tools, egress, timer
 
-    def model(self, request: ModelRequest, step: int) -> ModelAnswer:
-        body = request.request
+    def model(self, request: ModelRequest, model: str | None, step: int) -> ModelAnswer:
+        body = request.to_doc()
         kwargs: dict[str, Any] = dict(body.get("params") or {})
         for key in ("tools", "temperature"):
             if key in body:
                 kwargs[key] = body[key]
-        if request.model is not None:
-            kwargs["model"] = request.model
+        if model is not None:
+            kwargs["model"] = model
         started = time.perf_counter()
         response = self._model(copy.deepcopy(body["messages"]), **kwargs)
-        return ModelAnswer(response, request.model, self._took("model", started), "live")
+        return ModelAnswer(response, model, self._took("model", started), "live")
 
     def tool(self, name: str, arguments: dict[str, Any], step: int) -> ToolAnswer:
         started = time.perf_counter()
-        error: dict[str, str] | None = None
+        error: ErrorInfo | None = None
         result: Any = None
         call = self._tools.get(name)
         try:
@@ -87,9 +69,9 @@ class LiveSource:
                 raise ToolError("UnknownTool", f"no tool named {name!r} was given to record()")
             result = call(copy.deepcopy(arguments))
         except ToolError as err:
-            error = {"type": err.type, "message": err.message}
+            error = ErrorInfo(err.type, err.message)
         except Exception as err:  # a real tool's failure is a fact to record, not a crash
-            error = {"type": type(err).__name__, "message": str(err)}
+            error = ErrorInfo(type(err).__name__, str(err))
         key = arguments.get("idempotency_key")
         return ToolAnswer(
             result,

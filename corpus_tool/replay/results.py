@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from corpus_tool import __version__, files
+from corpus_tool import files
 from corpus_tool.corpus import Corpus
+from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay.cases import VERDICTS, CaseResult
+from corpus_tool.version import __version__
 
 RESULTS_VERSION = 1
 LABELS = {
@@ -33,12 +35,21 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "mode": result.mode,
         "duration_ms": result.duration_ms,
         "failed_checks": result.failed_checks,
-        "checks": [dict(c) for c in result.checks],
-        "divergence": dict(result.divergence) if result.divergence else None,
+        "checks": [c.to_dict() for c in result.checks],
+        "divergence": result.divergence.as_dict() if result.divergence else None,
         "sequence_diff": list(result.sequence_diff),
         "unused": list(result.unused),
         "error": result.error,
         "reason": result.reason,
+        **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
+    }
+
+
+def trajectory_doc(trajectory: Trajectory) -> dict[str, Any]:
+    """A replayed run in the results document: events and terminal in trace.yaml form."""
+    return {
+        "events": [e.to_doc() for e in trajectory.events],
+        "terminal": trajectory.terminal.to_doc(),
     }
 
 
@@ -111,8 +122,7 @@ def headline(result: CaseResult) -> str:
         return f"{label}  ({result.reason})"
     why = ""
     if result.divergence:
-        d = result.divergence
-        why = f"{d['kind']} at step {d['step']}"
+        why = f"{result.divergence.kind} at step {result.divergence.step}"
     failed = [c for c in result.failed_checks if not c.startswith("replay.")]
     if failed:
         why = ", ".join(filter(None, [why, "failed: " + ", ".join(failed)]))
@@ -129,19 +139,19 @@ def detail_lines(result: CaseResult) -> list[str]:
     lines: list[str] = []
     if result.divergence:
         d = result.divergence
-        lines.append(f"divergence {d['kind']} at step {d['step']}: {d['message']}")
-        if d.get("candidate"):
-            lines.append(f"  nearest recorded candidate: {_compact(d['candidate'])}")
-        for item in d.get("diff") or []:
+        lines.append(f"divergence {d.kind} at step {d.step}: {d.message}")
+        if d.candidate:
+            lines.append(f"  nearest recorded candidate: {_compact(d.candidate)}")
+        for item in d.diff:
             lines.append(
-                f"    {item['path']}: recorded {_compact(item['expected'])}, "
-                f"replay {_compact(item['actual'])}"
+                f"    {item.path}: recorded {_compact(item.expected)}, "
+                f"replay {_compact(item.actual)}"
             )
-    if result.divergence and any(not c["passed"] for c in result.checks):
+    if result.divergence and any(not c.passed for c in result.checks):
         lines.append("the run stopped at the divergence; the checks graded what it did so far:")
     for check in result.checks:
-        if not check["passed"]:
-            lines.append(f"check {check['name']} failed: {check['message']}")
+        if not check.passed:
+            lines.append(f"check {check.name} failed: {check.message}")
     if result.sequence_diff:
         lines.append("event sequence (- recording, + replay):")
         lines.extend(f"  {line}" for line in result.sequence_diff[2:])

@@ -2,7 +2,7 @@
 
 The runtime owns the trajectory. A `CallSource` answers model and tool calls: the recording
 in replay, the real callables in record mode. Everything the agent does through the runtime
-becomes an event in trace.yaml form.
+becomes a trace-model event.
 """
 
 from __future__ import annotations
@@ -13,27 +13,31 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol, TypeVar
 
+from corpus_tool.model.diff import same
+from corpus_tool.model.events import Event, ModelCallEvent, ModelRequest, ToolCallEvent
+from corpus_tool.model.values import ABSENT, ErrorInfo, JSONValue, ModelResponse, ToolCall
 from corpus_tool.replay.divergence import Divergence, DivergenceError
-from corpus_tool.replay.matching import same
-from corpus_tool.replay.values import ModelResponse, ToolCall, ToolError, plain, response_dict
+from corpus_tool.replay.emitted import EMITTABLE, emitted
+from corpus_tool.replay.plain import plain
 
 T = TypeVar("T")
-EMITTABLE = ("error", "state_change", "side_effect", "handoff", "retry")
 MAX_EVENTS = 10_000
 """Events one run may record: past it the agent is looping (an emit in `while True`)."""
+
+
+class ToolError(Exception):
+    """A tool failed: `type` (exception class or code) and `message`, as recorded."""
+
+    def __init__(self, type: str, message: str, seq: int | None = None):
+        super().__init__(f"{type}: {message}")
+        self.type = type
+        self.message = message
+        self.seq = seq
 
 
 class EventLimit(BaseException):
     """Raised inside agent code at the event past MAX_EVENTS; a BaseException, like a divergence,
     so `except Exception` in the loop cannot swallow it."""
-
-
-@dataclass(frozen=True)
-class ModelRequest:
-    """What the agent asked the model, in trace.yaml `request` form plus the model id."""
-
-    request: dict[str, Any]
-    model: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,8 +54,8 @@ class ModelAnswer:
 class ToolAnswer:
     """A tool's result or error, with the facts the recording holds about the call."""
 
-    result: Any = None
-    error: Mapping[str, str] | None = None
+    result: JSONValue = None
+    error: ErrorInfo | None = None
     duration_ms: float | None = None
     egress: str | None = None
     idempotency_key: str | None = None
@@ -61,7 +65,7 @@ class ToolAnswer:
 class CallSource(Protocol):
     """Answers model and tool calls (the recording, stubs, or the real thing)."""
 
-    def model(self, request: ModelRequest, step: int) -> ModelAnswer: ...
+    def model(self, request: ModelRequest, model: str | None, step: int) -> ModelAnswer: ...
 
     def tool(self, name: str, arguments: dict[str, Any], step: int) -> ToolAnswer: ...
 
@@ -102,13 +106,13 @@ class SystemClock:
 
 
 class Runtime:
-    """The agent's only door to the world (see DESIGN.md "Replay contract")."""
+    """The agent's only door to the world (README, "Replay and grading")."""
 
     def __init__(self, source: CallSource, clock: Clock, rng: random.Random):
         self._source = source
         self._clock = clock
         self._random = rng
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         self.divergences: list[Divergence] = []
         self.overflowed = False  # the agent went past MAX_EVENTS (even if it caught EventLimit)
         self._steps = 0
@@ -134,42 +138,51 @@ class Runtime:
         **params: Any,
     ) -> ModelResponse:
         """Ask the model; the answer comes from the source (the recording, in replay)."""
-        request: dict[str, Any] = {"messages": plain(messages)}
-        if tools is not None:
-            request["tools"] = plain(tools)
-        if temperature is not None:
-            request["temperature"] = temperature
-        if params:
-            request["params"] = plain(params)
+        request = ModelRequest(
+            tuple(plain(messages)),
+            None if tools is None else tuple(plain(tools)),
+            temperature,
+            plain(params) if params else None,
+        )
         stamp = self._stamp()
-        answer = self._ask(lambda step: self._source.model(ModelRequest(request, model), step))
-        event: dict[str, Any] = {"type": "model_call", "model": answer.model or model or "unknown"}
-        event.update(request=request, response=response_dict(answer.response), timestamp=stamp)
-        self._append(event, answer.duration_ms, answer.origin)
+        answer = self._ask(lambda step: self._source.model(request, model, step))
+        seq = self._next_seq()
+        timing = self._took(answer.duration_ms)
+        event = ModelCallEvent(
+            seq=seq,
+            model=answer.model or model or "unknown",
+            request=request,
+            response=answer.response,
+            timestamp=stamp,
+            duration_ms=timing,
+            extra=_origin(answer.origin),
+        )
+        self._append(event)
         self._requested.extend(answer.response.tool_calls)
-        return answer.response
+        return _copied(answer.response)
 
     def tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
         """Call a tool; returns its result or raises ToolError(type, message)."""
         args = plain(arguments)
         stamp = self._stamp()
         answer = self._ask(lambda step: self._source.tool(name, args, step))
-        event: dict[str, Any] = {"type": "tool_call", "tool": name}
-        call_id = self._link(name, args)
-        if call_id is not None:
-            event["call_id"] = call_id
-        event["arguments"] = args
+        seq = self._next_seq()
+        event = ToolCallEvent(
+            seq=seq,
+            tool=name,
+            call_id=self._link(name, args),
+            arguments=args,
+            result=plain(answer.result) if answer.error is None else ABSENT,
+            error=answer.error,
+            egress=answer.egress,
+            idempotency_key=answer.idempotency_key,
+            timestamp=stamp,
+            duration_ms=self._took(answer.duration_ms),
+            extra=_origin(answer.origin),
+        )
+        self._append(event)
         if answer.error is not None:
-            event["error"] = {"type": answer.error["type"], "message": answer.error["message"]}
-        else:
-            event["result"] = plain(answer.result)
-        for key in ("egress", "idempotency_key"):
-            if getattr(answer, key) is not None:
-                event[key] = getattr(answer, key)
-        event["timestamp"] = stamp
-        seq = self._append(event, answer.duration_ms, answer.origin)
-        if answer.error is not None:
-            raise ToolError(answer.error["type"], answer.error["message"], seq)
+            raise ToolError(answer.error.type, answer.error.message, seq)
         return plain(answer.result)
 
     def emit(self, event_type: str, /, **fields: Any) -> int:
@@ -178,8 +191,8 @@ class Runtime:
             raise ValueError(
                 f"rt.emit: unknown event type {event_type!r}; use one of {', '.join(EMITTABLE)}"
             )
-        event = {"type": event_type, **plain(fields), "timestamp": self._stamp()}
-        return self._append(event, None, None)
+        seq = self._next_seq()
+        return self._append(emitted(event_type, seq, plain(fields), self._stamp()))
 
     @property
     def last_seq(self) -> int:
@@ -213,15 +226,29 @@ class Runtime:
     def _stamp(self) -> str:
         return self._clock.now().isoformat(timespec="milliseconds")
 
-    def _append(self, event: dict[str, Any], duration: float | None, origin: str | None) -> int:
+    def _took(self, duration: float | None) -> float | None:
+        if duration is not None:
+            self._clock.advance(duration)
+        return duration
+
+    def _next_seq(self) -> int:
         seq = len(self.events) + 1
         if seq > MAX_EVENTS:
             self.overflowed = True
             raise EventLimit(f"more than {MAX_EVENTS:,} events in one run")
-        if duration is not None:
-            event["duration_ms"] = duration
-            self._clock.advance(duration)
-        if origin not in (None, "recording", "live"):
-            event["extra"] = {"origin": origin}  # stub or continuation: past the recording
-        self.events.append({"seq": seq, **event})
         return seq
+
+    def _append(self, event: Event) -> int:
+        self.events.append(event)
+        return event.seq
+
+
+def _origin(origin: str) -> dict[str, str] | None:
+    """Stub or continuation: the event is past the recording, and says so."""
+    return None if origin in ("recording", "live") else {"origin": origin}
+
+
+def _copied(response: ModelResponse) -> ModelResponse:
+    """The response the agent gets: arguments it may mutate without touching the trajectory."""
+    calls = tuple(ToolCall(c.id, c.name, plain(c.arguments)) for c in response.tool_calls)
+    return ModelResponse(response.content, calls, response.finish_reason)

@@ -3,52 +3,58 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from corpus_tool.files import canonical_json
+from corpus_tool.model.events import (
+    ErrorEvent,
+    Event,
+    HandoffEvent,
+    ModelCallEvent,
+    RetryEvent,
+    SideEffectEvent,
+    StateChangeEvent,
+    ToolCallEvent,
+)
+from corpus_tool.model.trace import Terminal, Trace
 
 
-def describe(event: Mapping[str, Any]) -> str:
+def describe(event: Event) -> str:
     """One stable line for an event, without seq numbers or timestamps."""
-    kind = event.get("type")
-    if kind == "model_call":
-        response = event.get("response") or {}
-        calls = [c.get("name") for c in response.get("tool_calls") or []]
-        said = f"asks {', '.join(map(str, calls))}" if calls else "answers"
+    if isinstance(event, ModelCallEvent):
+        calls = [c.name for c in event.response.tool_calls]
+        said = f"asks {', '.join(calls)}" if calls else "answers"
         return f"model_call -> {said}"
-    if kind == "tool_call":
-        outcome = f"error {event['error'].get('type')}" if event.get("error") else "result"
-        return f"tool_call {event.get('tool')}({_compact(event.get('arguments'))}) -> {outcome}"
-    if kind == "error":
-        return f"error {(event.get('error') or {}).get('type')}"
-    if kind == "side_effect":
-        return f"side_effect {event.get('kind')} {event.get('target') or ''}".rstrip()
-    if kind == "retry":
-        return f"retry attempt {event.get('attempt')}"
-    if kind == "state_change":
-        return f"state_change {event.get('key')}"
-    if kind == "handoff":
-        return f"handoff {event.get('from')} -> {event.get('to')}"
-    return str(kind)
+    if isinstance(event, ToolCallEvent):
+        outcome = f"error {event.error.type}" if event.error is not None else "result"
+        return f"tool_call {event.tool}({_compact(event.arguments)}) -> {outcome}"
+    if isinstance(event, ErrorEvent):
+        return f"error {event.error.type}"
+    if isinstance(event, SideEffectEvent):
+        return f"side_effect {event.kind} {event.target or ''}".rstrip()
+    if isinstance(event, RetryEvent):
+        return f"retry attempt {event.attempt}"
+    if isinstance(event, StateChangeEvent):
+        return f"state_change {event.key}"
+    if isinstance(event, HandoffEvent):
+        return f"handoff {event.source} -> {event.to}"
+    return str(event.type)
 
 
 def sequence_diff(
-    trace: Mapping[str, Any],
-    events: Iterable[Mapping[str, Any]],
-    terminal: Mapping[str, Any],
-    stopped: str | None = None,
+    trace: Trace, events: Iterable[Event], terminal: Terminal, stopped: str | None = None
 ) -> list[str]:
     """A unified diff of the recorded and replayed event sequences (terminal included).
 
     `stopped` names the divergence that stopped the replay; it shows where the run broke off.
     """
-    recorded = [describe(e) for e in trace.get("events") or []]
-    recorded.append(f"end {(trace.get('terminal') or {}).get('status')}")
+    recorded = [describe(e) for e in trace.events]
+    recorded.append(f"end {trace.terminal.status}")
     replayed = [describe(e) for e in events]
     if stopped:
         replayed.append(f"stopped by {stopped}")
-    replayed.append(f"end {terminal.get('status')}")
+    replayed.append(f"end {terminal.status}")
     return list(difflib.unified_diff(recorded, replayed, "recording", "replay", lineterm="", n=100))
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
 from typing import TextIO
 
-from corpus_tool.replay.values import text
+from corpus_tool.replay.plain import text
 
 
 class _ToStderr:

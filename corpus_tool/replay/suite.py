@@ -12,7 +12,7 @@ from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import CorpusError, UsageError
 from corpus_tool.replay.cases import (
     CaseResult,
-    Grader,
+    GradeRun,
     LoadedCase,
     broken,
     load_case,
@@ -50,7 +50,7 @@ def run(
     options: RunOptions,
     report: Callable[[CaseResult], None] = lambda result: None,
     *,
-    grader: Grader,
+    grader: GradeRun,
     valid: Mapping[Path, Any] | None = None,
 ) -> list[CaseResult]:
     """Replay and grade each case; `report` sees each result as it comes.
@@ -83,7 +83,7 @@ def _load_all(
         except CorpusError as err:  # a broken file, or a stray directory whose name is no id
             yield broken(case_id, str(err))
             continue
-        if options.tier is not None and loaded.expected.get("tier") != options.tier:
+        if options.tier is not None and loaded.expected.tier != options.tier:
             continue
         reason = skip_reason(loaded.expected)
         yield skipped(loaded, reason) if reason else loaded

@@ -237,8 +237,10 @@ def test_add_existing_id_without_force_is_refused(corpus_dir: Path, cli: Cli) ->
 def test_add_missing_file_and_directory_exit_2(corpus_dir: Path, cli: Cli, tmp_path: Path) -> None:
     missing = cli("-C", corpus_dir, "add", tmp_path / "nope.json")
     assert missing.code == 2 and "no such file" in missing.err
-    directory = cli("-C", corpus_dir, "add", tmp_path)
-    assert directory.code == 2 and "is a directory" in directory.err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    directory = cli("-C", corpus_dir, "add", empty)
+    assert directory.code == 2 and "holds no incident files" in directory.err
 
 
 def test_add_oversized_file_is_refused_before_parsing(

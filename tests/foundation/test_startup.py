@@ -43,3 +43,22 @@ def test_init_loads_no_validator_redaction_or_replay(tmp_path: Path) -> None:
     modules = _modules_after("init", str(tmp_path / "corpus"), cwd=ROOT)
     assert (tmp_path / "corpus" / "corpus.yaml").is_file()
     assert _loaded(modules, "jsonschema", "corpus_tool.redact", "corpus_tool.replay") == []
+
+
+def test_validate_with_waivers_loads_no_grader_or_runtime(tmp_path: Path) -> None:
+    import shutil
+    from datetime import date, timedelta
+
+    corpus = tmp_path / "corpus"
+    today = date.today()
+    shutil.copytree(EXAMPLES / "corpus", corpus)
+    (corpus / "waivers" / "W-1.yaml").write_text(
+        "schema_version: 1\nid: W-1\ncase: refund-wrong-unit\n"
+        "checks: [tools.args, replay.divergence]\n"
+        "reason: the prompt fix is re-recorded next sprint\nowner: payments\n"
+        f"created: '{today}'\nexpires: '{today + timedelta(days=30)}'\n",
+        encoding="utf-8",
+    )
+    modules = _modules_after("-C", str(corpus), "validate", "--format", "json", cwd=ROOT)
+    assert _loaded(modules, "corpus_tool.replay", "corpus_tool.grade") == []
+    assert "corpus_tool.model.checks" in modules

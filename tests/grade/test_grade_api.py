@@ -115,3 +115,9 @@ def test_grade_tolerates_events_without_seq_and_string_errors() -> None:
     forbidden, retries = grade(expect, events, end())
     assert "TimeoutError at seq 1 (tool pay): slow" in forbidden.message
     assert "pay repeated at seq 2 after TimeoutError at seq 1" in retries.message
+
+
+def test_grade_tables_implement_exactly_the_model_check_names() -> None:
+    from corpus_tool.model.checks import GRADER_CHECKS
+
+    assert tuple(n for g in GRADERS.values() for n in g.checks) == GRADER_CHECKS

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from corpus_tool import completeness, ingest
+from corpus_tool.ingest.imported import Imported
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,7 +31,7 @@ def samples() -> Path:
     return where
 
 
-def load(path: Path, name: str = "auto") -> list[ingest.Imported]:
+def load(path: Path, name: str = "auto") -> list[Imported]:
     """Every run of a file, as `corpus add` reads it."""
     data, importer = ingest.parse(path.read_bytes(), path, name)
     return importer.load(data, path)

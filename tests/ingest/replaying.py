@@ -9,14 +9,9 @@ model request, tool call, argument, result and error the framework recorded, in 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import yaml
-
 from corpus_tool import Runtime, ToolError
-from corpus_tool.replay.engine import CaseSpec, Replay, replay
-from corpus_tool.replay.matching import ignored_fields
 
 
 def chat_agent(
@@ -25,6 +20,7 @@ def chat_agent(
     on_error: Callable[[ToolError], str] = lambda err: err.message,
     result_text: Callable[[Any], Any] = lambda value: value,
     named_results: bool = False,
+    params: dict[str, Any] | None = None,
 ) -> Callable[[dict[str, Any], Runtime], dict[str, Any]]:
     """The entrypoint of a tool-calling chat agent."""
 
@@ -35,7 +31,7 @@ def chat_agent(
             {"role": "user", "content": case_input["user_message"]},
         ]
         while True:
-            reply = rt.model(messages, model=model)
+            reply = rt.model(messages, model=model, **(params or {}))
             if not reply.tool_calls:
                 return {"status": "succeeded", "output": reply.content}
             calls = [
@@ -53,12 +49,3 @@ def chat_agent(
                 )
 
     return run
-
-
-def replay_case(
-    case_dir: Path, agent: Callable[[dict[str, Any], Runtime], dict[str, Any]]
-) -> Replay:
-    """Replay one case directory strictly."""
-    trace = yaml.safe_load((case_dir / "trace.yaml").read_text(encoding="utf-8"))
-    expected = yaml.safe_load((case_dir / "expected.yaml").read_text(encoding="utf-8"))
-    return replay(agent, CaseSpec(trace, expected, "strict", ignored_fields(None)))

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from corpus_tool.cli import main
-from corpus_tool.ingest import inspect_ai
+from corpus_tool.ingest.formats import inspect_ai
 
 
 def _tau_run(task_id: int, error: bool = False) -> dict[str, object]:

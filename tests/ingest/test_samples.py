@@ -42,7 +42,7 @@ def test_otel_jaeger_clarifying_answer(samples: Path) -> None:
     assert calls(run.body) == []
     assert run.body["input"]["user_message"] == "get me all the Helm releases"
     assert "specify the namespace" in run.body["terminal"]["output"]
-    assert run.body["recorded"]["models"] == ["gpt-4.1-mini-2025-04-14"]
+    assert run.body["recorded"]["models"] == ["gpt-4.1-mini", "gpt-4.1-mini-2025-04-14"]
 
 
 def test_otel_export_without_genai_spans_is_refused(
@@ -248,7 +248,7 @@ def test_added_sample_case_is_valid_yaml_with_source(samples: Path, corpus: Path
 
 
 FORMAT_DIRS = ("otel_genai", "langfuse", "langsmith", "tau_bench", "tau2_bench", "inspect_ai")
-REFUSALS = ("incomplete incident", "no GenAI spans", "not a recognised incident")
+REFUSALS = ("incomplete incident", "no GenAI spans")
 
 
 def _sample_files() -> list[str]:
@@ -261,7 +261,7 @@ def _sample_files() -> list[str]:
         str(p.relative_to(root))
         for d in FORMAT_DIRS
         for p in (root / d).glob("*")
-        if p.is_file() and p.suffix in (".json", ".eval")
+        if p.is_file() and p.suffix in (".json", ".eval") and not p.name.endswith(".truth.json")
     )
 
 
@@ -299,3 +299,23 @@ def test_langsmith_reasoning_run_output(samples: Path) -> None:
     assert run.body["recorded"]["models"] == ["o1-mini-2024-09-12"]
     assert "Bash script" in run.body["terminal"]["output"]
     assert run.body["input"]["user_message"].startswith("Write a bash script")
+
+
+def test_adk_recording_imports_what_its_truth_file_says(samples: Path) -> None:
+    # agentevals ships the expected extraction beside the recording: ground truth from outside
+    base = samples / "otel_genai" / "agentevals_adk_py_v2_default_S6a"
+    truth = json.loads(base.with_name(base.name + ".truth.json").read_text(encoding="utf-8"))
+    (turn,) = truth["turns"]
+    (run,) = load(base.with_name(base.name + ".stacktrace-trimmed.json"))
+    assert run.body["input"]["user_message"] == turn["user_text"]
+    assert run.body["recorded"]["agent"]["name"] in turn["agents"]
+    assert run.body["terminal"]["output"] == turn["final_text"]
+    got = calls(run.body)
+    assert [(name, args) for name, args, _ in got] == [
+        (t["name"], t["args"]) for t in turn["tool_calls"]
+    ]
+    for (_, _, outcome), wanted in zip(got, turn["tool_calls"], strict=True):
+        if wanted["is_error"]:
+            assert outcome["type"] == wanted["error_type"]
+        else:
+            assert outcome == wanted["result"]

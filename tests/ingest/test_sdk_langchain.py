@@ -6,22 +6,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
-
-from corpus_tool.cli import main
-from tests.ingest.conftest import calls, load, problems
-from tests.ingest.replaying import chat_agent, replay_case
-
-pytest.importorskip("langchain_core")
-pytest.importorskip("langsmith")
-
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.tools import tool
 from langchain_core.tracers.langchain import LangChainTracer
 from langsmith._internal._serde import dumps_json
+
+from corpus_tool.cli import main
+from tests.ingest.conftest import calls, load, problems
+from tests.ingest.replaying import chat_agent
+from tests.replaying import replay_case
 
 
 class RecordingClient:
@@ -126,6 +122,6 @@ def test_langchain_case_replays_strictly_against_runtime_agent(
     )  # fmt: skip
     result = replay_case(corpus / "cases/lc-weather", agent)
     assert result.divergence is None, result.divergence
-    assert result.terminal == {"status": "succeeded", "output": "It is sunny in Tokyo."}
+    assert result.terminal.to_doc() == {"status": "succeeded", "output": "It is sunny in Tokyo."}
     trace = yaml.safe_load((corpus / "cases/lc-weather/trace.yaml").read_text())
     assert trace["source"]["format"] == "langsmith"

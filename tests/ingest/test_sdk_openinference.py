@@ -8,20 +8,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import openinference.instrumentation.openai as oi
 import pytest
+from opentelemetry.trace import Status, StatusCode
 
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
 from tests.ingest.fake_openai import chat_until_answer, weather_script
-from tests.ingest.replaying import chat_agent, replay_case
-
-openai = pytest.importorskip("openai")
-oi = pytest.importorskip("openinference.instrumentation.openai")
-pytest.importorskip("opentelemetry.exporter.otlp.proto.common")
-
-from opentelemetry.trace import Status, StatusCode  # noqa: E402
-
-from tests.ingest.otel_export import instrumented, otlp_json  # noqa: E402
+from tests.ingest.otel_export import instrumented, otlp_json
+from tests.ingest.replaying import chat_agent
+from tests.replaying import replay_case
 
 SYSTEM = "Answer weather questions."
 
@@ -102,7 +98,7 @@ def test_openinference_case_replays_strictly_against_runtime_agent(
 ) -> None:
     path = _span_json(finished, tmp_path / "spans.json")
     assert main(["-C", str(corpus), "add", str(path), "--id", "oi-weather"]) == 0
-    trace_model = load(path)[0].body["recorded"]["models"][0]
+    trace_model = load(path)[0].body["events"][0]["model"]
     agent = chat_agent(SYSTEM, trace_model, on_error=lambda err: f"Error: {err.message}")
     result = replay_case(corpus / "cases/oi-weather", agent)
     assert result.divergence is None, result.divergence

@@ -11,9 +11,9 @@ import pytest
 
 from corpus_tool.corpus import Corpus, load_config
 from corpus_tool.replay.cases import LoadedCase, load_case
-from corpus_tool.replay.engine import CaseSpec, Replay, replay
-from corpus_tool.replay.matching import ignored_fields
+from corpus_tool.replay.engine import Replay
 from tests.conftest import EXAMPLES, ROOT
+from tests.replaying import replay_case
 
 CORPUS = EXAMPLES / "corpus"
 Agent = Callable[[dict[str, Any], Any], Any]
@@ -39,14 +39,12 @@ def agent_code(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 ReplayCase = Callable[..., Replay]
 
 
-@pytest.fixture()
-def replay_case(example: Corpus) -> ReplayCase:
+@pytest.fixture(name="replay_case")
+def replay_case_fixture(example: Corpus) -> ReplayCase:
     """Replay one example case with any agent: replay_case(case_id, agent, mode=...)."""
 
     def run(case_id: str, agent: Agent, mode: str = "strict", **changes: Any) -> Replay:
-        loaded = load_case(example, case_id)
-        expected = {**loaded.expected, **changes}
-        return replay(agent, CaseSpec(loaded.trace, expected, mode, ignored_fields(None)))
+        return replay_case(example.case_dir(case_id), agent, mode, **changes)
 
     return run
 

@@ -20,8 +20,8 @@ def test_replay_example_agent_matches_its_recordings(
 ) -> None:
     run = replay_case(case_id, agent_code.run)
     assert run.divergence is None, run.divergence
-    assert run.unused == []
-    assert run.sequence_diff == [], "a passing replay carries no diff"
+    assert run.unused == ()
+    assert run.sequence_diff == (), "a passing replay carries no diff"
 
 
 def test_replay_changed_tool_argument_is_tool_arguments(
@@ -83,7 +83,7 @@ def test_replay_skipped_tool_call_is_unused_recording(
     assert run.divergence is not None
     assert run.divergence.kind == "UnusedRecording"
     assert "seq 4 notify_operator" in run.divergence.message
-    assert [c["seq"] for c in run.unused] == [4]
+    assert [c.seq for c in run.unused] == [4]
     assert "-tool_call notify_operator(" in "\n".join(run.sequence_diff)
 
 
@@ -117,7 +117,7 @@ def test_replay_other_terminal_status_is_terminal_state(
     assert run.divergence.kind == "TerminalState"
     assert run.divergence.expected == "succeeded"
     assert run.divergence.actual == "needs_human"
-    assert run.sequence_diff[-2:] == ["-end succeeded", "+end needs_human"]
+    assert list(run.sequence_diff[-2:]) == ["-end succeeded", "+end needs_human"]
 
 
 def test_replay_other_output_on_the_same_path_is_semantic_output(
@@ -140,8 +140,8 @@ def test_replay_lenient_mode_tolerates_reordered_reads(
     assert "recorded later, at seq 3 (a changed order" in strict.divergence.message
     lenient = replay_case("inventory-zero-stock", variants.inventory_reads_reversed, "lenient")
     assert lenient.divergence is None
-    assert lenient.terminal["status"] == "succeeded"
-    assert lenient.unused == []
+    assert lenient.terminal.status == "succeeded"
+    assert lenient.unused == ()
 
 
 def test_replay_prompt_change_is_model_request_with_field_diff(
@@ -203,8 +203,8 @@ def test_replay_stub_answers_a_call_whose_result_was_lost(
         continuation=[{"content": "Refund R905 is cancelled."}],
     )
     assert run.divergence is None
-    assert run.terminal == {"status": "succeeded", "output": "Refund R905 is cancelled."}
-    assert [(e.get("extra") or {}).get("origin") for e in run.events] == [
+    assert run.terminal.to_doc() == {"status": "succeeded", "output": "Refund R905 is cancelled."}
+    assert [(e.extra or {}).get("origin") for e in run.events] == [
         None,
         "stub",
         "continuation",
@@ -227,8 +227,8 @@ def test_replay_stubs_and_continuation_answer_past_the_recording(
         continuation=[{"content": "Restock requested."}],
     )
     assert run.divergence is None
-    assert run.terminal == {"status": "succeeded", "output": "Restock requested."}
-    origins = [(e.get("extra") or {}).get("origin") for e in run.events[-2:]]
+    assert run.terminal.to_doc() == {"status": "succeeded", "output": "Restock requested."}
+    origins = [(e.extra or {}).get("origin") for e in run.events[-2:]]
     assert origins == ["stub", "continuation"]
 
 
@@ -264,8 +264,8 @@ def test_replay_agent_crash_is_an_error_event_and_failed_status(replay_case: Rep
         return {"status": "succeeded", "output": str(1 / 0)}
 
     run = replay_case("inventory-zero-stock", crashes, "lenient")
-    assert run.terminal == {"status": "failed", "output": None}
-    error = run.events[-1]
+    assert run.terminal.to_doc() == {"status": "failed", "output": None}
+    error = run.events[-1].to_doc()
     assert error["type"] == "error"
     assert error["error"] == {"type": "ZeroDivisionError", "message": "division by zero"}
     assert error["stack"].startswith("test_divergences.py:")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from corpus_tool.cli import main
-from corpus_tool.replay.guard import NetworkBlocked, no_network
+from corpus_tool.replay.network import NetworkBlocked, no_network
 from tests.replay.conftest import CORPUS, ReplayCase
 
 
@@ -28,7 +28,7 @@ def test_guard_blocks_a_real_tool_client_during_replay(
     assert run.divergence is not None
     assert run.divergence.kind == "Network"
     assert "orders.internal" in run.divergence.message
-    assert run.terminal["status"] == "unknown"
+    assert run.terminal.status == "unknown"
 
 
 def test_guard_blocks_raw_sockets_even_when_the_agent_catches_everything(

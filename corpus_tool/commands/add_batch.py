@@ -1,0 +1,165 @@
+"""`corpus add FILE... | DIR`: many incidents in one process, all checked before any is written.
+
+The single-file path is `add.add`; this module expands directories, plans every file with the
+same code, and either writes nothing when one file is refused (the default) or, with
+`--keep-going`, gives each file its own verdict. A rich progress bar shows on a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from corpus_tool import files, redact
+from corpus_tool.commands.add import (
+    AddOptions,
+    Planned,
+    add,
+    case_summary,
+    plan_file,
+    report,
+    write_planned,
+)
+from corpus_tool.corpus import Corpus
+from corpus_tool.errors import CorpusError, InputError, UsageError
+from corpus_tool.faults import Steps
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One incident file's outcome: its planned cases, or why it was refused."""
+
+    path: Path
+    planned: tuple[Planned, ...] = ()
+    error: str | None = None
+
+
+def add_many(
+    corpus: Corpus,
+    paths: Sequence[Path],
+    options: AddOptions,
+    out: TextIO,
+    environ: Mapping[str, str] | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Ingest every incident named (directories: every file below, sorted); refusals go to
+    `err` (default stderr), one line each, and exit status 2."""
+    incidents = expand(paths)
+    if len(incidents) == 1 and not any(p.is_dir() for p in paths):
+        return add(corpus, replace(options, incident=incidents[0]), out, environ, err)
+    if options.case_id is not None or options.start is not None or options.end is not None:
+        raise UsageError("--id, --start and --end name one incident; add the files one by one")
+    environ = os.environ if environ is None else environ
+    key = redact.load_key(corpus.config, corpus.root, environ)
+    with _progress(out, len(incidents)) as advance:
+        verdicts = [_verdict(corpus, replace(options, incident=p), key, advance) for p in incidents]
+    verdicts = _refuse_twins(verdicts)
+    refused = [v for v in verdicts if v.error is not None]
+    written = [v for v in verdicts if v.error is None] if options.keep_going or not refused else []
+    cases = [case for verdict in written for case in verdict.planned]
+    write_planned(corpus, cases, options.force, Steps.from_environ(environ), err)
+    _report(corpus, verdicts, written, options, (out, err or sys.stderr))
+    return 2 if refused else 0
+
+
+def expand(paths: Sequence[Path]) -> list[Path]:
+    """The files to read: files as given, each directory's files (hidden ones skipped) sorted."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
+            if not found:
+                raise InputError("the directory holds no incident files", path)
+            out.extend(found)
+        else:
+            out.append(path)
+    return list(dict.fromkeys(out))
+
+
+def _hidden(path: Path, top: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(top).parts)
+
+
+def _verdict(
+    corpus: Corpus, options: AddOptions, key: redact.RedactionKey, advance: Callable[[], None]
+) -> Verdict:
+    try:
+        return Verdict(options.incident, tuple(plan_file(corpus, options, key)))
+    except CorpusError as err:
+        return Verdict(options.incident, error=str(err))
+    finally:
+        advance()
+
+
+def _refuse_twins(verdicts: list[Verdict]) -> list[Verdict]:
+    """Two files must not become one case: the later file is refused, naming the earlier."""
+    seen: dict[str, Path] = {}
+    out = []
+    for verdict in verdicts:
+        clash = next((c.case_id for c in verdict.planned if c.case_id in seen), None)
+        if clash is not None:
+            message = f"{verdict.path}: would become case {clash!r} like {seen[clash]}; use --id"
+            verdict = Verdict(verdict.path, error=message)
+        else:
+            seen.update({c.case_id: verdict.path for c in verdict.planned})
+        out.append(verdict)
+    return out
+
+
+def _report(
+    corpus: Corpus,
+    verdicts: list[Verdict],
+    written: list[Verdict],
+    options: AddOptions,
+    streams: tuple[TextIO, TextIO],
+) -> None:
+    out, err = streams
+    done = {v.path for v in written}
+    if options.output == "json":
+        out.write(files.json_text(_json(corpus, verdicts, done)))
+        return
+    for verdict in written:
+        report(corpus, list(verdict.planned), "text", out)
+    refused = [v for v in verdicts if v.error is not None]
+    for verdict in refused:
+        err.write(f"corpus add: refused: {verdict.error}\n")
+    cases = sum(len(v.planned) for v in written)
+    nothing = "; nothing written (--keep-going adds the others)" if refused else ""
+    summary = f"{len(verdicts)} incident(s): {cases} case(s) added, {len(refused)} refused"
+    (err if refused else out).write(summary + (nothing if not options.keep_going else "") + "\n")
+
+
+def _json(corpus: Corpus, verdicts: list[Verdict], done: set[Path]) -> dict[str, Any]:
+    return {
+        "incidents": [
+            {
+                "path": str(v.path),
+                "written": v.path in done,
+                "error": v.error,
+                "cases": [case_summary(corpus, c) for c in v.planned],
+            }
+            for v in verdicts
+        ],
+        "added": sum(len(v.planned) for v in verdicts if v.path in done),
+        "refused": sum(1 for v in verdicts if v.error is not None),
+    }
+
+
+@contextmanager
+def _progress(out: TextIO, total: int) -> Iterator[Callable[[], None]]:
+    """A rich progress bar on a terminal; nothing extra in pipes and CI logs."""
+    if not (hasattr(out, "isatty") and out.isatty()) or total < 2:
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = (TextColumn("checking incidents"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=Console(file=out), transient=True) as progress:
+        task = progress.add_task("incidents", total=total)
+        yield lambda: progress.advance(task)

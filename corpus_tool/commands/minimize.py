@@ -1,0 +1,96 @@
+"""`corpus minimize CASE`: shrink a case to the fewest events that still reproduce its trigger."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from corpus_tool import files, schema, staging
+from corpus_tool.corpus import Corpus
+from corpus_tool.errors import InputError
+from corpus_tool.grade import grade_checks
+from corpus_tool.minimize.case import Asked, shrink_case
+from corpus_tool.minimize.report import summary, text_lines
+from corpus_tool.minimize.stale import stale
+from corpus_tool.model.trace import Trace
+from corpus_tool.replay.cases import load_case
+from corpus_tool.replay.loader import entrypoint
+from corpus_tool.replay.suite import RunOptions, select
+
+
+@dataclass(frozen=True)
+class MinimizeOptions:
+    """What the command line asked of `corpus minimize`."""
+
+    case: str
+    asked: Asked = field(default_factory=Asked)
+    dry_run: bool = False
+    output: str = "text"
+
+
+def minimize(corpus: Corpus, options: MinimizeOptions, out: TextIO) -> int:
+    """Minimize one case and write its trace.yaml atomically (unless --dry-run); 0 when done."""
+    (case_id,) = select(corpus, RunOptions((options.case,)))
+    path = corpus.case_dir(case_id) / "trace.yaml"
+    fingerprint = _sha(path, corpus)
+    loaded = load_case(corpus, case_id)
+    with entrypoint(corpus) as agent, _progress(out, options) as tick:
+        result, mode = shrink_case(
+            corpus,
+            loaded.trace,
+            loaded.expected,
+            agent,
+            options.asked,
+            grader=grade_checks,
+            progress=tick,
+        )
+    written = result.changed and not options.dry_run
+    if written:  # under the case's lock, like every write of a case (staging.py)
+        with staging.locked(corpus.case_dir(case_id)):
+            if _sha(path, corpus) != fingerprint:
+                raise InputError("changed while it was being minimized; run minimize again", path)
+            write_trace(path, result.trace)
+    notes = stale(loaded.expected, result.before, result.trace)
+    report = summary(result, mode, notes) | {"case": case_id, "written": written}
+    if options.output == "json":
+        out.write(files.json_text({**report, "dry_run": options.dry_run}))
+    else:
+        out.write("".join(f"{line}\n" for line in text_lines(report, path, options.dry_run)))
+    return 0
+
+
+def write_trace(path: Path, trace: Trace) -> None:
+    """Write trace.yaml atomically, after checking it against the schema."""
+    doc = trace.to_doc()
+    problems = schema.errors("trace", doc)
+    if problems:  # a bug of ours, never a half-good file on disk
+        raise InputError(f"minimized trace does not fit the schema: {problems[0].message}", path)
+    files.atomic_write(path, files.dump_yaml(doc))
+
+
+def _sha(path: Path, corpus: Corpus) -> str:
+    return hashlib.sha256(files.read_bytes(path, within=corpus.root)).hexdigest()
+
+
+@contextmanager
+def _progress(out: TextIO, options: MinimizeOptions) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar on a terminal (text output only); silent otherwise."""
+    if options.output != "text" or not (hasattr(out, "isatty") and out.isatty()):
+        yield lambda replays, events: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = (TextColumn("minimizing {task.description}"), BarColumn(), MofNCompleteColumn())
+    total = options.asked.max_replays
+    with Progress(*columns, console=Console(file=out), transient=True) as bar:
+        task = bar.add_task(options.case, total=total)
+
+        def tick(replays: int, events: int) -> None:
+            bar.update(task, completed=replays, description=f"{options.case}: {events} events")
+
+        yield tick

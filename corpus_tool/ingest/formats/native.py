@@ -1,0 +1,318 @@
+"""The native incident format: camelCase JSON, a flat event list ordered by seq.
+
+README.md, "The native incident format", describes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from corpus_tool.errors import InputError
+from corpus_tool.ingest.body import models_of
+from corpus_tool.ingest.imported import Imported
+from corpus_tool.model.values import parse_error
+
+EVENT_TYPES = (
+    "llm_request",
+    "tool_call",
+    "error",
+    "state_change",
+    "side_effect",
+    "handoff",
+    "retry",
+    "final",
+)
+STATUS_SYNONYMS = {
+    "success": "succeeded",
+    "ok": "succeeded",
+    "completed": "succeeded",
+    "done": "succeeded",
+    "error": "failed",
+    "failure": "failed",
+    "timeout": "failed",
+    "escalated": "needs_human",
+}
+_COMMON = {
+    "seq": "seq",
+    "type": "type",
+    "node": "node",
+    "timestamp": "timestamp",
+    "durationMs": "duration_ms",
+    "truncated": "truncated",
+    "parent": "parent",
+}
+_PARAMS = {
+    "maxTokens": "max_tokens",
+    "topP": "top_p",
+    "toolChoice": "tool_choice",
+    "responseFormat": "response_format",
+    "stop": "stop",
+    "seed": "seed",
+}
+
+
+class NativeImporter:
+    """Reads the native incident format."""
+
+    name = "native"
+
+    def sniff(self, data: Any, path: Path) -> bool:
+        return (
+            isinstance(data, dict)
+            and isinstance(data.get("events"), list)
+            and ("traceId" in data or "schemaVersion" in data)
+        )
+
+    def load(self, data: Any, path: Path) -> list[Imported]:
+        if not isinstance(data, dict) or not isinstance(data.get("events"), list):
+            raise InputError(
+                "not a native incident: expected an object with an `events` list", path
+            )
+        return [
+            Imported(
+                format=self.name,
+                body=_body(data, path),
+                trace_id=_opt_str(data.get("traceId")),
+                session_id=_opt_str(data.get("sessionId")),
+            )
+        ]
+
+
+IMPORTER = NativeImporter()
+_TOP = {
+    "schemaVersion",
+    "traceId",
+    "sessionId",
+    "startedAt",
+    "timezone",
+    "seed",
+    "appVersion",
+    "agent",
+    "input",
+    "events",
+    "toolSchemaHash",
+}
+
+
+def _body(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    events, final = _events(data["events"], path)
+    agent: dict[str, Any] = data["agent"] if isinstance(data.get("agent"), dict) else {}
+    body: dict[str, Any] = {
+        "recorded": _recorded(data, agent, events),
+        "input": _input(data.get("input"), path),
+        "events": events,
+        "terminal": _terminal(final),
+    }
+    extra = {k: v for k, v in data.items() if k not in _TOP}
+    agent_extra = {k: v for k, v in agent.items() if k not in _AGENT}
+    if agent_extra:
+        extra["agent"] = agent_extra
+    if extra:
+        body["extra"] = extra
+    return body
+
+
+_AGENT = {
+    "name": "name",
+    "version": "version",
+    "configHash": "config_hash",
+    "promptVersion": "prompt_version",
+    "toolSchemaHash": "tool_schema_hash",
+}
+
+
+def _recorded(
+    data: dict[str, Any], agent: dict[str, Any], events: list[dict[str, Any]]
+) -> dict[str, Any]:
+    facts = {snake: agent[camel] for camel, snake in _AGENT.items() if camel in agent}
+    schema_hash = facts.pop("tool_schema_hash", data.get("toolSchemaHash"))
+    if "version" not in facts and data.get("appVersion") is not None:
+        facts["version"] = data["appVersion"]
+    recorded: dict[str, Any] = {"started_at": data.get("startedAt")}
+    for key, camel in (("timezone", "timezone"), ("seed", "seed"), ("app_version", "appVersion")):
+        if data.get(camel) is not None:
+            recorded[key] = data[camel]
+    recorded["agent"] = facts
+    recorded["models"] = models_of(events)
+    if schema_hash is not None:
+        recorded["tool_schema_hash"] = schema_hash
+    return recorded
+
+
+def _input(raw: Any, path: Path) -> dict[str, Any]:
+    if raw is None:
+        return {"user_message": None, "context": {}, "conversation": []}
+    if not isinstance(raw, dict):
+        raise InputError("`input` must be an object with userMessage, context, conversation", path)
+    known = {"userMessage": "user_message", "context": "context", "conversation": "conversation"}
+    out: dict[str, Any] = {
+        "user_message": raw.get("userMessage"),
+        "context": raw.get("context") or {},
+        "conversation": raw.get("conversation") or [],
+    }
+    extra = {k: v for k, v in raw.items() if k not in known}
+    if extra:
+        out["extra"] = extra
+    return out
+
+
+def _events(raw: list[Any], path: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    events: list[dict[str, Any]] = []
+    final: dict[str, Any] | None = None
+    for index, event in enumerate(raw):
+        where = f"events[{index}]"
+        if not isinstance(event, dict):
+            raise InputError(f"{where} is not an object", path)
+        kind = event.get("type")
+        if kind not in EVENT_TYPES:
+            raise InputError(
+                f"{where}: unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}", path
+            )
+        if not isinstance(event.get("seq"), int) or isinstance(event.get("seq"), bool):
+            raise InputError(f"{where}: `seq` must be an integer", path)
+        if kind == "final":
+            final = event
+            continue
+        events.append(_CONVERTERS[kind](event, where, path))
+    return events, final
+
+
+def _split(event: dict[str, Any], known: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Known camelCase keys renamed to snake_case; the rest returned as extra."""
+    table = {**_COMMON, **known}
+    out = {table[k]: v for k, v in event.items() if k in table}
+    extra = {k: v for k, v in event.items() if k not in table}
+    return out, extra
+
+
+def _finish(out: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    if extra:
+        out["extra"] = extra
+    return out
+
+
+def _model_call(event: dict[str, Any], where: str, path: Path) -> dict[str, Any]:
+    out, extra = _split(event, {"model": "model", "usage": "usage"})
+    out["type"] = "model_call"
+    request: dict[str, Any] = {"messages": extra.pop("messages", [])}
+    for key in ("tools", "temperature"):
+        if key in extra:
+            request[key] = extra.pop(key)
+    params = {snake: extra.pop(camel) for camel, snake in _PARAMS.items() if camel in extra}
+    if params:
+        request["params"] = params
+    out["request"] = request
+    out["response"] = _response(extra.pop("response", None), where, path, extra)
+    return _finish(_ordered(out, ("seq", "type", "node", "model", "request", "response")), extra)
+
+
+def _response(raw: Any, where: str, path: Path, extra: dict[str, Any]) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}.response must be an object with content and toolCalls", path)
+    response: dict[str, Any] = {"content": raw.get("content")}
+    calls = raw.get("toolCalls", raw.get("tool_calls"))
+    if calls:
+        response["tool_calls"] = [
+            _requested_call(c, f"{where}.response.toolCalls[{i}]", path)
+            for i, c in enumerate(calls)
+        ]
+    if raw.get("finishReason") is not None:
+        response["finish_reason"] = raw["finishReason"]
+    rest = {
+        k: v
+        for k, v in raw.items()
+        if k not in ("content", "toolCalls", "tool_calls", "finishReason")
+    }
+    if rest:
+        extra["response"] = rest
+    return response
+
+
+def _requested_call(raw: Any, where: str, path: Path) -> dict[str, Any]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+        raise InputError(f"{where} needs a `name`", path)
+    return {
+        "id": _opt_str(raw.get("id")),
+        "name": raw["name"],
+        "arguments": _arguments(raw.get("arguments", {}), where, path),
+    }
+
+
+def _arguments(raw: Any, where: str, path: Path) -> dict[str, Any]:
+    if isinstance(raw, str):  # providers send arguments as a JSON string
+        try:
+            raw = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError:
+            raise InputError(f"{where}: arguments are not valid JSON", path) from None
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: arguments must be an object", path)
+    return raw
+
+
+def _tool_call(event: dict[str, Any], where: str, path: Path) -> dict[str, Any]:
+    out, extra = _split(
+        event,
+        {
+            "tool": "tool",
+            "callId": "call_id",
+            "result": "result",
+            "egress": "egress",
+            "idempotencyKey": "idempotency_key",
+        },
+    )
+    out["type"] = "tool_call"
+    raw_args = extra.pop("input", extra.pop("arguments", {}))
+    out["arguments"] = _arguments(raw_args, where, path)
+    if "error" in extra and extra["error"] is not None:
+        out["error"] = parse_error(extra.pop("error"))
+    else:
+        extra.pop("error", None)
+    return _finish(_ordered(out, ("seq", "type", "node", "tool", "call_id", "arguments")), extra)
+
+
+def _error(event: dict[str, Any], where: str, path: Path) -> dict[str, Any]:
+    out, extra = _split(event, {"tool": "tool", "stack": "stack"})
+    out["error"] = parse_error(extra.pop("error", extra.pop("message", "")))
+    return _finish(_ordered(out, ("seq", "type", "node", "error")), extra)
+
+
+def _simple(known: dict[str, str]) -> Callable[[dict[str, Any], str, Path], dict[str, Any]]:
+    def convert(event: dict[str, Any], where: str, path: Path) -> dict[str, Any]:
+        out, extra = _split(event, known)
+        return _finish(out, extra)
+
+    return convert
+
+
+def _ordered(out: dict[str, Any], first: tuple[str, ...]) -> dict[str, Any]:
+    """Key order for readable YAML: the identifying keys first, the rest as they came."""
+    head = {k: out[k] for k in first if k in out}
+    return {**head, **{k: v for k, v in out.items() if k not in head}}
+
+
+def _terminal(final: dict[str, Any] | None) -> dict[str, Any]:
+    if final is None:
+        return {"status": "unknown", "output": None}
+    raw = final.get("status")
+    status = STATUS_SYNONYMS.get(str(raw).lower(), raw) if raw is not None else "unknown"
+    return {"status": status, "output": final.get("output"), "seq": final["seq"]}
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+_CONVERTERS: dict[str, Callable[[dict[str, Any], str, Path], dict[str, Any]]] = {
+    "llm_request": _model_call,
+    "tool_call": _tool_call,
+    "error": _error,
+    "state_change": _simple({"key": "key", "value": "value"}),
+    "side_effect": _simple({"kind": "kind", "target": "target", "data": "data"}),
+    "handoff": _simple({"from": "from", "to": "to"}),
+    "retry": _simple({"of": "of", "attempt": "attempt"}),
+}

@@ -1,0 +1,157 @@
+"""The oracle of minimization: replay a candidate trace, say what its run showed, and whether
+that still reproduces the trigger.
+
+`Oracle` is the seam: a function from a trace to an `Outcome`. `replay_oracle` builds it on
+the replay engine in this process; a pool of worker processes can stand in its place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from corpus_tool.errors import UsageError
+from corpus_tool.model.checks import DIVERGENCE_CHECK, WAIVABLE
+from corpus_tool.model.events import error_types
+from corpus_tool.model.expected import Expected
+from corpus_tool.model.trace import Trace, Trajectory
+from corpus_tool.replay.cases import GradeRun
+from corpus_tool.replay.divergence import KINDS
+from corpus_tool.replay.engine import AgentContractError, CaseSpec, replay
+from corpus_tool.replay.loader import Agent
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one replay showed: failing checks, error types, the divergence, the ending."""
+
+    failed_checks: tuple[str, ...] = ()
+    error_types: frozenset[str] = frozenset()
+    divergence: str | None = None
+    terminal: str = "unknown"
+    broken: str | None = None
+    """The agent broke the entrypoint contract: nothing else above is known."""
+
+    def summary(self) -> str:
+        """One line for messages: how the run ended and what it failed."""
+        if self.broken is not None:
+            return f"the agent broke the contract: {self.broken}"
+        failed = ", ".join(self.failed_checks) or "no check"
+        errors = ", ".join(sorted(self.error_types)) or "none"
+        diverged = f", diverged ({self.divergence})" if self.divergence else ""
+        return f"ended {self.terminal}{diverged}, failed {failed}, errors {errors}"
+
+
+Oracle = Callable[[Trace], Outcome]
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """What a candidate must reproduce: a check failing, an error type, a divergence kind, or a
+    terminal status."""
+
+    kind: str  # check | error_type | divergence | terminal_status
+    value: str
+
+    def holds(self, outcome: Outcome) -> bool:
+        """Whether the run shows it."""
+        if self.kind == "check":
+            return self.value in outcome.failed_checks
+        if self.kind == "error_type":
+            return self.value in outcome.error_types
+        if self.kind == "divergence":
+            return outcome.divergence == self.value
+        return outcome.terminal == self.value
+
+    def describe(self) -> str:
+        """`check tools.args fails`, `error ZeroDivisionError occurs`, ..."""
+        return {
+            "check": f"check {self.value} fails",
+            "error_type": f"error {self.value} occurs",
+            "divergence": f"divergence {self.value}",
+            "terminal_status": f"run ends {self.value}",
+        }[self.kind]
+
+
+def reproduces(trigger: Trigger, whole: Outcome, candidate: Outcome) -> bool:
+    """The same failure, not a new one: the candidate shows the trigger, diverges (or not) as
+    the whole case did, and fails no check the whole case passed.
+
+    Without the last two, "tools.args fails" would be reproduced by a run that never reaches
+    the call at all, or is cut short by an answer the candidate no longer holds.
+    """
+    return (
+        candidate.broken is None
+        and trigger.holds(candidate)
+        and candidate.divergence == whole.divergence
+        and set(candidate.failed_checks) <= set(whole.failed_checks)
+    )
+
+
+def parse_until(text: str) -> Trigger:
+    """`--until`: a check name, a divergence kind, or else an error type."""
+    if text in WAIVABLE and text != "all":
+        return Trigger("check", text)
+    if text in KINDS:
+        return Trigger("divergence", text)
+    if not text.strip() or "." in text or any(c.isspace() for c in text):
+        raise UsageError(
+            f"--until {text!r}: give a check name ({', '.join(WAIVABLE[1:4])}, ...), "
+            f"a divergence kind ({', '.join(KINDS[:3])}, ...) or an error type"
+        )
+    return Trigger("error_type", text)
+
+
+def default_trigger(trace: Trace, expected: Expected, whole: Outcome) -> Trigger | None:
+    """expected.yaml's trigger, else the recorded error type, else the first failing check."""
+    declared = expected.trigger
+    if declared is not None and declared.error_type:
+        return Trigger("error_type", declared.error_type)
+    if declared is not None and declared.terminal_status:
+        return Trigger("terminal_status", declared.terminal_status)
+    recorded = error_types(trace.events)
+    if recorded:
+        return Trigger("error_type", recorded[-1])
+    graded = [c for c in whole.failed_checks if c != DIVERGENCE_CHECK]
+    failing = graded or list(whole.failed_checks)
+    return Trigger("check", failing[0]) if failing else None
+
+
+def replay_oracle(
+    agent: Agent,
+    expected: Expected,
+    mode: str,
+    ignored: Sequence[str],
+    grade: Callable[[Trajectory], Sequence[str]],
+) -> Oracle:
+    """Replay candidates of one case in this process; `grade` names the failing checks."""
+
+    def oracle(trace: Trace) -> Outcome:
+        try:
+            run = replay(agent, CaseSpec(trace, expected, mode, ignored))
+        except AgentContractError as err:
+            return Outcome(broken=str(err))
+        failed = list(grade(Trajectory(run.events, run.terminal)))
+        if run.divergence is not None:
+            failed.insert(0, DIVERGENCE_CHECK)
+        return Outcome(
+            tuple(failed),
+            frozenset(error_types(run.events)),
+            run.divergence.kind if run.divergence else None,
+            run.terminal.status,
+        )
+
+    return oracle
+
+
+def failing_checks(
+    grader: GradeRun, expected: Expected, config: Mapping[str, Any]
+) -> Callable[[Trajectory], list[str]]:
+    """The names of the checks a trajectory fails, by the graders replay uses (`config`: the
+    corpus config, where the scorers a case may name are registered)."""
+
+    def grade(trajectory: Trajectory) -> list[str]:
+        return [c.name for c in grader(expected.expect, trajectory, config) if not c.passed]
+
+    return grade

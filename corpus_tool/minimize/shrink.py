@@ -1,0 +1,141 @@
+"""Shrinking a trace to the fewest units of events that still reproduce its trigger."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from corpus_tool import completeness
+from corpus_tool.errors import UsageError
+from corpus_tool.minimize.ddmin import Exhausted, ddmin
+from corpus_tool.minimize.oracle import Oracle, Outcome, Trigger, reproduces
+from corpus_tool.minimize.units import Unit, units
+from corpus_tool.model.trace import Minimized, Trace
+
+DEFAULT_MAX_REPLAYS = 500
+Progress = Callable[[int, int], None]
+"""Called after each replay with (replays so far, events in the smallest candidate so far)."""
+
+
+@dataclass(frozen=True)
+class Shrunk:
+    """The result: the trace to write (the input itself when nothing could go), and the facts
+    the before/after summary shows."""
+
+    before: Trace
+    trace: Trace
+    trigger: Trigger
+    whole: Outcome
+    removed: tuple[int, ...]
+    replays: int
+    units_before: int
+    units_after: int
+    exhausted: bool
+
+    @property
+    def changed(self) -> bool:
+        """Whether any event was removed (else nothing is written)."""
+        return bool(self.removed)
+
+
+class _Counted:
+    """The oracle, counting replays against the budget and reporting progress."""
+
+    def __init__(self, oracle: Oracle, budget: int, progress: Progress):
+        self._oracle, self._budget, self._progress = oracle, budget, progress
+        self.replays = 0
+        self.smallest = 0
+
+    def __call__(self, trace: Trace) -> Outcome:
+        if self.replays >= self._budget:
+            raise Exhausted()
+        self.replays += 1
+        outcome = self._oracle(trace)
+        self._progress(self.replays, self.smallest or len(trace.events))
+        return outcome
+
+
+def shrink(
+    trace: Trace,
+    oracle: Oracle,
+    pick_trigger: Callable[[Outcome], Trigger | None],
+    max_replays: int = DEFAULT_MAX_REPLAYS,
+    progress: Progress = lambda replays, events: None,
+) -> Shrunk:
+    """ddmin over the trace's units with replay as the oracle; deterministic.
+
+    `pick_trigger` chooses the trigger once the whole trace has been replayed (the default
+    trigger may be the first check that run fails).
+    """
+    counted = _Counted(oracle, max(1, max_replays), progress)
+    whole = counted(trace)
+    trigger = pick_trigger(whole)
+    _check_reproduces(trace, trigger, whole)
+    assert trigger is not None
+    groups = units(trace.events)
+    allowed = _problems(trace)
+    counted.smallest = len(trace.events)
+
+    def test(kept: tuple[int, ...]) -> bool:
+        candidate = keep(trace, groups, kept)
+        if not _problems(candidate) <= allowed:
+            return False  # never replay a trace the completeness rules refuse
+        if not reproduces(trigger, whole, counted(candidate)):
+            return False
+        counted.smallest = min(counted.smallest, len(candidate.events))
+        return True
+
+    reduction = ddmin(len(groups), test)
+    smallest = keep(trace, groups, reduction.kept)
+    removed = _removed(trace, smallest)
+    return Shrunk(
+        trace,
+        noted(smallest, trigger, removed, counted.replays) if removed else trace,
+        trigger,
+        whole,
+        removed,
+        counted.replays,
+        len(groups),
+        len(reduction.kept),
+        reduction.exhausted,
+    )
+
+
+def _check_reproduces(trace: Trace, trigger: Trigger | None, whole: Outcome) -> None:
+    if trigger is None:
+        raise UsageError(
+            f"case {trace.id}: its replay fails no check and expected.yaml names no trigger "
+            f"({whole.summary()}); name what to keep with --until"
+        )
+    if whole.broken is not None or not trigger.holds(whole):
+        raise UsageError(
+            f"case {trace.id}: the trigger ({trigger.describe()}) does not reproduce when the "
+            f"whole case is replayed ({whole.summary()}); nothing to minimize: name what to "
+            "keep with --until, or try --mode"
+        )
+
+
+def keep(trace: Trace, groups: list[Unit], kept: tuple[int, ...]) -> Trace:
+    """The trace with the events of the kept units only, in recorded order."""
+    indexes = sorted(i for k in kept for i in groups[k])
+    return dataclasses.replace(trace, events=tuple(trace.events[i] for i in indexes))
+
+
+def noted(trace: Trace, trigger: Trigger, removed: tuple[int, ...], replays: int) -> Trace:
+    """The trace with its `source.minimized` note; an earlier minimization's note is added to."""
+    before = trace.source.minimized
+    if before is not None:
+        removed = tuple(sorted({*before.removed, *removed}))
+        replays += before.replays
+    note = Minimized(trigger.describe(), removed, replays)
+    return dataclasses.replace(trace, source=dataclasses.replace(trace.source, minimized=note))
+
+
+def _removed(before: Trace, after: Trace) -> tuple[int, ...]:
+    kept = {e.seq for e in after.events}
+    return tuple(e.seq for e in before.events if e.seq not in kept)
+
+
+def _problems(trace: Trace) -> frozenset[tuple[str, str]]:
+    return frozenset((p.rule, p.message) for p in completeness.problems(trace.to_doc()))

@@ -1,0 +1,62 @@
+"""Check names and check results: the words waivers, reports and the gate share.
+
+The names live here, below everything that makes or reads a verdict, so validating a waiver
+needs no grader and no replay runtime. `corpus_tool.grade` implements one check per name (a
+test holds its tables to this list).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+GRADER_CHECKS: tuple[str, ...] = (
+    "errors.forbidden",
+    "errors.required",
+    "tools.required",
+    "tools.forbidden",
+    "tools.allowed",
+    "tools.order",
+    "tools.args",
+    "tools.max_calls",
+    "retries.max",
+    "egress.allowed",
+    "side_effects.count",
+    "idempotency.reuse_key",
+    "terminal.status",
+    "output.contains",
+    "output.not_contains",
+    "output.regex",
+    "output.similar",
+)
+"""Every check of the graders, in result order."""
+
+DIVERGENCE_CHECK = "replay.divergence"
+DETERMINISM_CHECK = "replay.determinism"
+REPLAY_CHECKS: tuple[str, ...] = (DIVERGENCE_CHECK, DETERMINISM_CHECK)
+"""Replay's own checks: the run diverged; `--repeat N` runs differed."""
+
+ALL = "all"
+WAIVABLE: tuple[str, ...] = (ALL, *GRADER_CHECKS, *REPLAY_CHECKS)
+"""What a waiver's `checks` may list."""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check's verdict; `name` is what waivers refer to, `details` is JSON-ready data."""
+
+    name: str
+    passed: bool
+    message: str
+    # A plain dict so results serialize with json.dumps as they are; left out of the hash.
+    details: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, for results files."""
+        return {
+            "name": self.name,
+            "passed": self.passed,
+            "message": self.message,
+            "details": dict(self.details),
+        }

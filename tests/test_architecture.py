@@ -1,0 +1,64 @@
+"""The layers of docs/architecture.md hold, and an import against them is caught."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+LINT = Path(sys.executable).with_name("lint-imports")
+
+
+def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.run(
+        [str(LINT), "--no-cache"], cwd=tree, env=env, capture_output=True, text=True, check=False
+    )
+
+
+def _copy(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    shutil.copytree(
+        ROOT / "corpus_tool", tree / "corpus_tool", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    return tree
+
+
+def test_architecture_layer_contracts_are_kept() -> None:
+    done = _lint(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+def test_architecture_an_upward_import_breaks_the_layers(tmp_path: Path) -> None:
+    tree = _copy(tmp_path)
+    assert _lint(tree).returncode == 0
+    model = tree / "corpus_tool" / "model" / "values.py"
+    model.write_text(model.read_text(encoding="utf-8") + "\nimport corpus_tool.grade\n")
+    done = _lint(tree)
+    assert done.returncode == 1
+    assert "Layers: the CLI on top" in done.stdout and "BROKEN" in done.stdout
+    assert "corpus_tool.model.values -> corpus_tool.grade" in done.stdout
+
+
+def test_architecture_side_by_side_packages_may_not_import_each_other(tmp_path: Path) -> None:
+    tree = _copy(tmp_path)
+    engine = tree / "corpus_tool" / "replay" / "engine.py"
+    engine.write_text(engine.read_text(encoding="utf-8") + "\nimport corpus_tool.grade.view\n")
+    done = _lint(tree)
+    assert done.returncode == 1
+    assert "corpus_tool.replay.engine -> corpus_tool.grade.view" in done.stdout
+
+
+def test_architecture_doc_names_every_package_and_top_module() -> None:
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    package = ROOT / "corpus_tool"
+    names = [p.name for p in package.iterdir() if p.is_dir() and (p / "__init__.py").is_file()]
+    names += [p.stem for p in package.glob("*.py") if p.stem != "__init__"]
+    missing = [n for n in sorted(names) if f"`{n}" not in doc]
+    assert missing == [], f"docs/architecture.md does not describe: {missing}"
