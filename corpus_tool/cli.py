@@ -258,7 +258,14 @@ def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from corpus_tool.commands.replay import ReplayOptions
     from corpus_tool.replay.suite import RunOptions
 
-    run = RunOptions(tuple(getattr(args, "cases", ())), args.mode, args.tier, args.repeat)
+    run = RunOptions(
+        tuple(getattr(args, "cases", ())),
+        args.mode,
+        args.tier,
+        args.repeat,
+        args.workers,
+        args.timeout,
+    )
     return ReplayOptions(run, args.output, args.junit, args.results, args.diff)
 
 
@@ -295,6 +302,22 @@ def _args_run(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="replay each case N times (determinism)",
     )
+    parser.add_argument(
+        "-n",
+        "--workers",
+        type=_worker_count,
+        default=1,
+        metavar="N",
+        help="replay in N worker processes (default 1; auto: one per CPU core); "
+        "the report is the same whatever N",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="wall-clock limit of one replay of a case; past it the case is an error and its "
+        "worker is replaced (default: corpus.yaml replay.timeout_s, else 60)",
+    )
     _output_option(parser)
 
 
@@ -303,6 +326,31 @@ def _repeat_count(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 1000:
         raise argparse.ArgumentTypeError(f"{text!r}: give a number of runs from 1 to 1000")
     return int(text)
+
+
+def _worker_count(text: str) -> int:
+    """-n N: 1 to 256, or `auto` for the CPU cores this process may use."""
+    if text == "auto":
+        affinity = getattr(os, "sched_getaffinity", None)
+        return max(1, len(affinity(0)) if affinity else os.cpu_count() or 1)
+    if not text.isdigit() or not 1 <= int(text) <= 256:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a number of workers from 1 to 256, or auto"
+        )
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """--timeout SECONDS: a positive number, at most a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a number of seconds above 0, at most 86400"
+        )
+    return value
 
 
 def _args_replay(parser: argparse.ArgumentParser) -> None:

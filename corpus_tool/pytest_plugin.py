@@ -10,12 +10,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from corpus_tool.corpus import CONFIG_NAME, Corpus, open_corpus
 from corpus_tool.errors import CorpusError
+
+if TYPE_CHECKING:
+    from corpus_tool.replay.pool import Pool
+
+_POOL = pytest.StashKey["Pool"]()
 
 MARKERS = {
     "tier_fast": "corpus case of tier fast (every commit)",
@@ -65,6 +70,28 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = [str(root)]
     elif not any(Path(a.split("::")[0]).resolve() == root for a in config.args):
         config.args.append(str(root))
+
+
+def _pool(config: pytest.Config, corpus: Corpus) -> Pool:
+    """One replay worker per pytest process, kept for all its items (closed at unconfigure).
+
+    Under xdist each pytest worker runs its own items through its own replay worker, so no
+    case runs twice and the agent is imported once per process.
+    """
+    from corpus_tool.replay.launch import launch_for
+    from corpus_tool.replay.pool import Pool
+
+    pool = config.stash.get(_POOL, None)
+    if pool is None:
+        pool = Pool(launch_for(corpus), size=1)
+        config.stash[_POOL] = pool
+    return pool
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    pool = config.stash.get(_POOL, None)
+    if pool is not None:
+        pool.close()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -117,25 +144,19 @@ class CaseFailed(Exception):
 
 
 class CaseItem(pytest.Item):
-    """One case: replay and grade it like `corpus replay CASE`."""
+    """One case: replay and grade it like `corpus replay CASE`, in this process's worker."""
 
     def runtest(self) -> None:
         from corpus_tool.grade import grade_checks
         from corpus_tool.replay import results
-        from corpus_tool.replay.cases import broken, load_case, run_case, skip_reason
-        from corpus_tool.replay.loader import entrypoint
+        from corpus_tool.replay.suite import RunOptions, run_cases
 
         corpus = open_corpus(self.path.parent, self.path.parent)
-        try:
-            loaded = load_case(corpus, self.name)
-        except CorpusError as err:
-            raise CaseFailed(results.headline(broken(self.name, str(err)))) from None
-        reason = skip_reason(loaded.expected)
-        if reason:
-            pytest.skip(reason)
-        mode = self.config.getoption("corpus_mode", default=None)
-        with entrypoint(corpus) as agent:
-            result = run_case(corpus, loaded, agent, mode, grader=grade_checks)
+        options = RunOptions((self.name,), self.config.getoption("corpus_mode", default=None))
+        pool = _pool(self.config, corpus)
+        [result] = run_cases(corpus, [self.name], options, grader=grade_checks, pool=pool)
+        if result.verdict == "skipped":
+            pytest.skip(result.reason or "skipped")
         if result.verdict in ("failed", "error") or (
             result.verdict == "known_unknown" and result.failed_checks
         ):

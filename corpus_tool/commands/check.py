@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool.commands.replay import ReplayOptions, execute, finish
+from corpus_tool.commands.replay import ReplayOptions, execute, exit_code, finish
 from corpus_tool.commands.validate import corpus_findings, shower
 from corpus_tool.corpus import Corpus
 from corpus_tool.replay.suite import select
@@ -39,5 +39,4 @@ def check(
     results = execute(corpus, select(corpus, options.run), options, out, valid)
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
     finish(corpus, results, options, out, "check", extra, valid)
-    failing = findings or any(r.counts_as_failure for r in results)
-    return 1 if failing else 0
+    return 1 if findings else exit_code(results)

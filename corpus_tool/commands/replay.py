@@ -36,7 +36,12 @@ def replay(corpus: Corpus, options: ReplayOptions, out: TextIO) -> int:
     """Replay and grade the selected cases; 0 when none fails, 1 otherwise."""
     results = execute(corpus, select(corpus, options.run), options, out)
     finish(corpus, results, options, out, "replay")
-    return 1 if any(r.counts_as_failure for r in results) else 0
+    return exit_code(results)
+
+
+def exit_code(results: Sequence[CaseResult]) -> int:
+    """1 when a case did not pass, and when no case got a verdict at all (nothing proven)."""
+    return 1 if not results or any(r.counts_as_failure for r in results) else 0
 
 
 def execute(
@@ -83,9 +88,9 @@ def finish(
         return
     for result in sorted(results, key=lambda r: r.case):
         details = report.detail_lines(result)
-        if details and result.verdict == "failed":
+        if details and result.counts_as_failure:
             out.write(f"\n{result.case}:\n" + "".join(f"  {line}\n" for line in details))
-            if options.diff:
+            if options.diff and result.verdict == "failed":
                 lines = recording_diff(corpus, result, valid)
                 out.write("  diff (recording -> replay):\n")
                 out.write("".join(f"    {line}\n" for line in lines))
@@ -95,6 +100,8 @@ def finish(
         f"{counts['error']} error, {counts['known_unknown']} known_unknown, "
         f"{counts['skipped']} skipped\n"
     )
+    if not results:
+        out.write("no case was replayed; a run without verdicts is not a pass\n")
 
 
 def recording_diff(

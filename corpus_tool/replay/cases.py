@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +15,7 @@ from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, CheckR
 from corpus_tool.model.expected import Expect, Expected
 from corpus_tool.model.trace import Trace, Trajectory
 from corpus_tool.replay.divergence import Divergence
-from corpus_tool.replay.engine import AgentContractError, CaseSpec, Replay, replay
-from corpus_tool.replay.loader import Agent
+from corpus_tool.replay.engine import CaseSpec, Replay
 from corpus_tool.replay.matching import ignored_fields
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
@@ -44,6 +43,8 @@ class CaseResult:
     error: str | None = None
     reason: str | None = None
     extra_failures: tuple[str, ...] = field(default_factory=tuple)
+    output: str = ""  # what the agent printed while the case ran (its worker's fds 1 and 2)
+    stack: tuple[str, ...] = ()  # where the worker was stuck, when it ran past its time limit
     trajectory: Trajectory | None = None
     """The replayed run (the first of --repeat), for `corpus diff` and `check --diff`."""
 
@@ -99,28 +100,44 @@ def skip_reason(expected: Expected) -> str | None:
     return None
 
 
-def run_case(
-    corpus: Corpus,
-    loaded: LoadedCase,
-    agent: Agent,
-    mode: str | None = None,
-    repeat: int = 1,
-    *,
-    grader: GradeRun,
-) -> CaseResult:
-    """Replay and grade one loaded case `repeat` times; the verdict of the first run."""
-    exp = loaded.expected
-    base = _base(loaded, mode_of(corpus, exp, mode))
+def case_spec(corpus: Corpus, loaded: LoadedCase, mode: str | None) -> CaseSpec:
+    """What a worker needs to replay the case: its files, the mode, the ignored fields."""
+    chosen = mode_of(corpus, loaded.expected, mode)
     ignored = ignored_fields(corpus.setting("replay", "ignore_request_fields"))
-    spec = CaseSpec(loaded.trace, exp, base["mode"], ignored)
+    return CaseSpec(loaded.trace, loaded.expected, chosen, ignored)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What came back from replaying a case: its runs, or why there is no usable run."""
+
+    runs: Sequence[Replay] = ()
+    error: str | None = None
+    output: str = ""
+    stack: tuple[str, ...] = ()
+    duration_ms: float = 0.0
+
+
+def judge_case(
+    corpus: Corpus, loaded: LoadedCase, spec: CaseSpec, ran: Ran, *, grader: GradeRun
+) -> CaseResult:
+    """The verdict on a replayed case, graded here from the parent's own expected.yaml."""
+    base = _base(loaded, spec.mode)
+    if ran.error is not None or not ran.runs:
+        return CaseResult(
+            **base,
+            verdict="error",
+            error=ran.error or "the case was not replayed",
+            duration_ms=ran.duration_ms,
+            output=ran.output,
+            stack=ran.stack,
+        )
+    exp = loaded.expected
     started = time.perf_counter()
-    try:
-        runs = [replay(agent, spec) for _ in range(max(1, repeat))]
-    except AgentContractError as err:
-        return CaseResult(**base, verdict="error", error=str(err), duration_ms=_since(started))
-    trajectory = Trajectory(runs[0].events, runs[0].terminal)
-    checks = tuple(grader(exp.expect, trajectory, corpus.config))
-    return _judge(base, exp, runs, checks, _since(started))
+    first = ran.runs[0]
+    checks = tuple(grader(exp.expect, Trajectory(first.events, first.terminal), corpus.config))
+    result = _judge(base, exp, ran.runs, checks, ran.duration_ms + _since(started))
+    return replace(result, output=ran.output, stack=ran.stack)
 
 
 def _judge(

@@ -41,6 +41,8 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "unused": list(result.unused),
         "error": result.error,
         "reason": result.reason,
+        "output": result.output,
+        "stack": list(result.stack),
         **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
     }
 
@@ -111,6 +113,8 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
         ElementTree.SubElement(case, "error", message=result.error or "error").text = body
     elif result.verdict in ("known_unknown", "skipped"):
         ElementTree.SubElement(case, "skipped", message=result.reason or result.verdict)
+    if result.output and result.counts_as_failure:
+        ElementTree.SubElement(case, "system-out").text = result.output
 
 
 def headline(result: CaseResult) -> str:
@@ -129,11 +133,25 @@ def headline(result: CaseResult) -> str:
     if "replay.determinism" in result.failed_checks:
         why = ", ".join(filter(None, [why, "nondeterministic across --repeat"]))
     extra = "  (known_unknown: never counted)" if result.verdict == "known_unknown" else ""
-    return f"{label}  [{result.mode}] {result.duration_ms:.0f} ms{'  ' + why if why else ''}{extra}"
+    # no timing here: the text report of an unchanged corpus is the same on every run, with
+    # any number of workers (durations are in --results and the JUnit file)
+    return f"{label}  [{result.mode}]{'  ' + why if why else ''}{extra}"
 
 
 def detail_lines(result: CaseResult) -> list[str]:
-    """What a reader needs to see why a case failed: divergence, checks, sequence diff."""
+    """What a reader needs to see why a case failed or erred: divergence, checks, sequence
+    diff, where a stopped worker was stuck, and what the agent printed."""
+    lines = _failure_lines(result)
+    if result.verdict == "error" and result.stack:
+        lines.append("where the worker was stuck (main thread, innermost call first):")
+        lines.extend(f"  {line.strip()}" for line in result.stack)
+    if result.output and (lines or result.verdict == "error"):
+        lines.append("captured output of the agent:")
+        lines.extend(f"  {line}" for line in result.output.splitlines())
+    return lines
+
+
+def _failure_lines(result: CaseResult) -> list[str]:
     if result.verdict not in ("failed", "known_unknown") or not result.failed_checks:
         return []
     lines: list[str] = []

@@ -98,12 +98,16 @@ def test_hostile_agent_is_a_verdict_and_json_stays_valid(
     assert "internal error" not in captured.err and "Traceback" not in captured.err
 
 
-def test_agent_prints_go_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_agent_prints_are_the_failing_cases_captured_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     corpus = _corpus_with(tmp_path, "chatty", AGENTS["prints_and_closes_stdout"])
     main(["-C", str(corpus), "replay", "refund-success"])
     captured = capsys.readouterr()
-    assert "agent chatter" in captured.err
-    assert "refund-success" in captured.out and "agent chatter" not in captured.out
+    verdict, _, details = captured.out.partition("\n\n")
+    assert verdict.startswith("FAIL  refund-success") and "agent chatter" not in verdict
+    assert "captured output of the agent:\n    agent chatter\n" in details
+    assert "agent chatter" not in captured.err
 
 
 def test_agent_exiting_at_import_is_one_line(

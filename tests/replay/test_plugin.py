@@ -80,3 +80,40 @@ def test_plugin_unknown_corpus_case_is_a_usage_error() -> None:
     done = pytest_run("--corpus", "examples/corpus", "--corpus-case", "no-such-case", "-q")
     assert done.returncode == 4, done.stdout + done.stderr
     assert "no such case no-such-case" in done.stderr
+
+
+COUNTING_AGENT = """
+import os
+
+from examples.refund_agent.agent import run as fine
+
+
+def run(case_input, rt):
+    with open(os.environ["RUN_LOG"], "a", encoding="utf-8") as log:
+        log.write(f"{case_input['user_message']}\\n")
+    print("counted")
+    return fine(case_input, rt)
+"""
+
+
+def test_plugin_under_xdist_replays_each_case_once_in_a_worker(tmp_path: Path) -> None:
+    from tests.replay.two_cases import two_case_corpus
+
+    corpus = two_case_corpus(tmp_path, "pass")
+    (corpus / "hostile_agent.py").write_text(COUNTING_AGENT, encoding="utf-8")
+    config = corpus / "corpus.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("  mode: strict\n", "  mode: strict\n  env: [RUN_LOG]\n"))
+    log = tmp_path / "runs.log"
+    os.environ["RUN_LOG"] = str(log)  # inherited by pytest, passed on to the replay workers
+    try:
+        done = pytest_run("--corpus", str(corpus), "-n", "2", "-q")
+    finally:
+        del os.environ["RUN_LOG"]
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
+    runs = log.read_text(encoding="utf-8").splitlines()
+    assert sorted(runs) == sorted(
+        ["查一下 A100 库存", "Order O-1001 arrived broken, please refund it."]
+    )
+    assert "counted" not in done.stdout  # the agent's prints stay in its captured output

@@ -1,0 +1,214 @@
+"""A replay worker: imports the agent once, then replays the cases the parent sends, one a time.
+
+Started by `pool.py` as `python -u -c BOOT DIR`. Its stdin and stdout are the pipes to the
+parent; the worker moves them to private descriptors at once, so fd 0 reads nothing and fds 1
+and 2 both write to the capture file: whatever the agent prints (or a crash dumps) is the
+case's captured output, never part of the report. Before any agent code runs the worker isolates
+itself (`isolation.py`), installs the `fence`, and arms a stack dump on SIGUSR1 so that a case
+past its time limit can say where it was stuck.
+
+After each case the worker reports what the agent left behind that makes the process unfit for
+the next case: a fork, threads still running, closed standard streams, refused operations. The
+parent then makes the case an error and replaces the worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from corpus_tool.corpus import Corpus
+from corpus_tool.errors import CorpusError
+from corpus_tool.replay import wire
+from corpus_tool.replay.engine import AgentContractError, CaseSpec, replay
+from corpus_tool.replay.fence import Fence
+from corpus_tool.replay.isolation import Isolation, isolate
+from corpus_tool.replay.loader import Agent, entrypoint
+
+BOOT = (
+    "import sys; sys.path.append(sys.argv[1]); from corpus_tool.replay.worker import main; main()"
+)
+THREAD_GRACE_S = 0.2
+"""How long threads the agent started may take to finish after it returned."""
+MAX_OUTPUT = 64 * 1024
+"""Captured output kept per case (the tail: the end is where a failure shows)."""
+
+
+class Channel:
+    """The worker's two pipes to the parent, on descriptors agent code has no reason to touch."""
+
+    def __init__(self) -> None:
+        self.requests, self.replies = os.dup(0), os.dup(1)  # dup'ed fds are not inheritable
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.dup2(2, 1)  # stdout joins stderr in the capture file
+
+    def send(self, message: dict[str, Any]) -> None:
+        try:
+            payload = wire.encode_reply(message)
+        except (ValueError, TypeError, RecursionError) as err:  # what the agent put in events
+            error = f"the trajectory cannot be sent to the grading process ({type(err).__name__})"
+            kept = {key: message.get(key) for key in ("output", "run")}
+            payload = wire.encode_reply({"kind": "error", "error": error, **kept})
+        wire.write_frame(self.replies, payload)
+
+    def receive(self) -> bytes:
+        return wire.read_frame(self.requests, limit=1 << 62)
+
+    def close(self) -> None:
+        for fd in (self.requests, self.replies):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+class Forks:
+    """Counts forks of this process; a forked child never talks to the parent."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.count = 0
+        self.in_child = False
+        self._channel = channel
+        os.register_at_fork(before=self._before, after_in_child=self._child)
+
+    def _before(self) -> None:
+        self.count += 1
+
+    def _child(self) -> None:
+        self.in_child = True
+        self._channel.close()
+
+
+class Capture:
+    """The file fds 1 and 2 write to; emptied before each case, read after it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.identity = _identity(2)
+        self.streams = (sys.stdout, sys.stderr)
+
+    def reset(self) -> None:
+        with contextlib.suppress(OSError):
+            os.truncate(self.path, 0)
+        sys.stdout, sys.stderr = self.streams  # an agent that swapped them last time
+
+    def read(self) -> str:
+        try:
+            with open(self.path, "rb") as file:
+                file.seek(0, os.SEEK_END)
+                size = file.tell()
+                file.seek(max(0, size - MAX_OUTPUT))
+                data = file.read(MAX_OUTPUT)
+        except OSError:
+            return ""
+        cut = f"[... {size - MAX_OUTPUT:,} bytes cut ...]\n" if size > MAX_OUTPUT else ""
+        return cut + data.decode("utf-8", "backslashreplace")
+
+    def damage(self) -> list[str]:
+        """What the agent did to the standard streams that the next case would suffer from."""
+        broken = [f"fd {fd}" for fd in (1, 2) if _identity(fd) != self.identity]
+        broken += [s.name for s in self.streams if s.closed]
+        if not broken:
+            return []
+        return [f"it closed or replaced the worker's {' and '.join(broken)}"]
+
+
+def _identity(fd: int) -> tuple[int, int] | None:
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def main() -> None:
+    """The worker process: set up, import the agent, serve cases until the parent hangs up."""
+    channel = Channel()
+    setup = wire.decode_setup(channel.receive())
+    isolation = isolate(setup.readonly) if setup.namespaces else Isolation(False, False, "off")
+    stack_file = _stack_on_signal(setup.stack)
+    fence = Fence(setup.readonly, refuse_processes=not isolation.network)
+    fence.install()
+    forks = Forks(channel)
+    try:
+        agent = _import(setup)
+    except CorpusError as err:
+        channel.send({"kind": "import_error", "error": str(err)})
+        os._exit(0)
+    channel.send({"kind": "ready", "isolation": isolation.describe()})
+    capture = Capture(setup.capture)
+    serve(channel, lambda spec: run_one(agent, spec, fence, forks, capture))
+    stack_file.close()  # not reached: serve ends the process
+
+
+def _import(setup: wire.WorkerSetup) -> Agent:
+    """The entrypoint, imported for the life of the worker."""
+    stack = contextlib.ExitStack()
+    return stack.enter_context(entrypoint(Corpus(setup.corpus_root, setup.config)))
+
+
+def _stack_on_signal(path: Path) -> Any:
+    """On SIGUSR1, dump every thread's stack to `path`, headed by the main thread's id."""
+    file = open(path, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    file.write(f"main 0x{threading.main_thread().ident or 0:x}\n")
+    file.flush()
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, file=file, all_threads=True)
+    return file
+
+
+def serve(channel: Channel, run: Callable[[CaseSpec], dict[str, Any]]) -> None:
+    """Answer each case the parent sends; exit when it closes the pipe."""
+    while True:
+        try:
+            number, spec = wire.decode_run(channel.receive())
+        except wire.Closed:
+            os._exit(0)  # threads an agent left behind must not keep the worker alive
+        channel.send({**run(spec), "run": number})
+
+
+def run_one(
+    agent: Agent, spec: CaseSpec, fence: Fence, forks: Forks, capture: Capture
+) -> dict[str, Any]:
+    """Replay one case; the reply carries the replay (or why none), the output, any fault."""
+    capture.reset()
+    before, forked = set(threading.enumerate()), forks.count
+    with fence.armed() as refused:
+        body = _replayed(agent, spec)
+    if forks.in_child:  # the agent forked and this is the child, back from the agent
+        os._exit(0)
+    faults = [f"it forked the worker ({forks.count - forked}x)"] if forks.count > forked else []
+    faults += _threads_left(before) + capture.damage() + [f"it tried {r}" for r in refused]
+    body["fault"] = "; ".join(faults) if faults else None
+    body["output"] = capture.read()
+    return body
+
+
+def _replayed(agent: Agent, spec: CaseSpec) -> dict[str, Any]:
+    try:
+        return {"kind": "replay", "replay": wire.replay_dict(replay(agent, spec))}
+    except AgentContractError as err:
+        return {"kind": "error", "error": str(err)}
+    except KeyboardInterrupt:
+        return {"kind": "error", "error": "the agent raised KeyboardInterrupt"}
+
+
+def _threads_left(before: set[threading.Thread]) -> list[str]:
+    """Threads the case started that are still running after a short grace."""
+    deadline = time.monotonic() + THREAD_GRACE_S
+    left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+    for thread in left:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    left = [t for t in left if t.is_alive()]
+    if not left:
+        return []
+    names = ", ".join(t.name for t in left[:3])
+    return [f"it left {len(left)} thread(s) running ({names})"]
