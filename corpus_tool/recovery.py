@@ -25,7 +25,13 @@ _DONE = {
     "undone": "undid an interrupted write of case",
     "cleaned": "removed what an interrupted write left of case",
 }
-_RERUN = "rerun the interrupted `corpus add`: any `corpus add` or `corpus forget` here first "
+
+
+def _rerun(what: str) -> str:
+    return (
+        "rerun the interrupted `corpus add` (any `corpus add` or `corpus forget` in this corpus "
+        f"{what} first)"
+    )
 
 
 def recover(corpus: Corpus, steps: Steps = NO_STEPS) -> list[str]:
@@ -67,7 +73,9 @@ def _message(left: staging.Leftover) -> str:
             "or `corpus forget` here removes it. Never commit it"
         )
     if left.kind == "new":
-        return f"the complete new version of case {case}, not yet in place; {_RERUN}puts it there"
+        return (
+            f"the complete new version of case {case}, not yet in place; {_rerun('puts it there')}"
+        )
     if left.kind == "gone":
         return (
             f"case {case}, half removed by an interrupted `corpus forget`; rerun `corpus forget` "
@@ -76,10 +84,10 @@ def _message(left: staging.Leftover) -> str:
     if left.kind == "lock":
         return f"a stale lock of case {case} left by a killed command; the next write removes it"
     if left.final_exists:
-        return f"the previous version of case {case}; {_RERUN}removes it"
+        return f"the previous version of case {case}; {_rerun('removes it')}"
     return (
         f"the previous version of case {case}, reviewed files included, set aside by an "
-        f"interrupted write; {_RERUN}restores it. Never delete it by hand"
+        f"interrupted write; {_rerun('restores it')}. Never delete it by hand"
     )
 
 
