@@ -219,12 +219,18 @@ def _directory(by_root: dict[Path, Targets], path: Path, given: Path) -> None:
     if not parts:
         by_root[root] = _everything(target.corpus)
     elif parts[0] == CASES and len(parts) == 1:
-        target.cases.update(target.corpus.case_ids())
+        cases = target.corpus.case_ids()
+        if not cases and not staging.leftovers(target.corpus.cases_dir):
+            raise UsageError(f"{given}: holds no cases; nothing to check")
+        target.cases.update(cases)
         target.leftovers = True
     elif parts[0] == CASES:
         _classify(target, Path(*parts[:2]), given)
     elif parts[0] == WAIVERS and len(parts) == 1:
-        target.waivers.update(target.corpus.waiver_paths())
+        waivers = target.corpus.waiver_paths()
+        if not waivers:
+            raise UsageError(f"{given}: holds no waivers; nothing to check")
+        target.waivers.update(waivers)
     else:
         raise UsageError(
             f"{given}: holds no corpus files; give the corpus directory ({root}), its "

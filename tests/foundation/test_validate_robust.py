@@ -60,6 +60,11 @@ def test_validate_a_directory_without_corpus_files_is_an_error(
     (tmp_path / "empty").mkdir()
     nowhere = cli("validate", tmp_path / "empty", cwd=tmp_path)
     assert nowhere.code == 2 and "no corpus.yaml in it, above or below it" in nowhere.err
+    for sub in ("cases", "waivers"):
+        shutil.rmtree(repo_with_corpus / "evals" / sub)
+        (repo_with_corpus / "evals" / sub).mkdir()
+        empty = cli("validate", f"evals/{sub}", cwd=repo_with_corpus)
+        assert empty.code == 2 and f"holds no {sub}; nothing to check" in empty.err
 
 
 def test_validate_a_file_that_is_no_corpus_file_is_an_error(
