@@ -62,6 +62,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
         select=args.select,
         all_runs=args.all_runs,
         keep_going=args.keep_going,
+        tools_log=args.tools_log,
         minimize=args.minimize,
     )
     return add_many(_corpus(args), args.incident, options, sys.stdout, os.environ, sys.stderr)
@@ -89,6 +90,13 @@ def _args_add(parser: argparse.ArgumentParser) -> None:
         help="incident format: auto (default: recognise it) or an importer name",
     )
     parser.add_argument("--id", help="case id (default: derived from the trace id)")
+    parser.add_argument(
+        "--tools-log",
+        type=Path,
+        metavar="LOG",
+        help="an MCP JSON-RPC log of the same run: its tools/call results answer the model's "
+        "tool calls in INCIDENT (matched by tool name and arguments)",
+    )
     runs = parser.add_mutually_exclusive_group()
     runs.add_argument(
         "--select",

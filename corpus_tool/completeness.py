@@ -40,13 +40,14 @@ def problems(body: dict[str, Any]) -> list[Problem]:
         *_truncated(events),
         *_consistency(events),
         *_wrapped_results(events),
-        *_missing_marks(events),
+        *_missing_marks(body, events),
     ]
     return found
 
 
 def mark_missing(body: dict[str, Any]) -> dict[str, Any]:
-    """The body with `missing: [model]` on each model call that names no model id.
+    """The body with `missing: [model]` on each model call that names no model id, and
+    `recorded.missing: [started_at]` when the source held no start time.
 
     What `corpus add --allow-incomplete` stores: the schema requires a model id unless the
     event says the source did not hold one; the completeness finding stays, and only a
@@ -56,7 +57,16 @@ def mark_missing(body: dict[str, Any]) -> dict[str, Any]:
         {**e, "missing": ["model"]} if e.get("type") == "model_call" and not e.get("model") else e
         for e in body.get("events") or []
     ]
-    return {**body, "events": events}
+    return {**body, "recorded": _mark_start(body.get("recorded") or {}), "events": events}
+
+
+def _mark_start(recorded: dict[str, Any]) -> dict[str, Any]:
+    """`missing: [started_at]` in place of a start time the source did not hold (an MCP log,
+    a SWE-agent trajectory)."""
+    if recorded.get("started_at"):
+        return recorded
+    kept = {k: v for k, v in recorded.items() if k != "started_at"}
+    return {**kept, "missing": ["started_at"]}
 
 
 def _seq_order(events: list[dict[str, Any]]) -> Iterator[Problem]:
@@ -317,8 +327,15 @@ def _wrapper(value: Any) -> bool:
     )
 
 
-def _missing_marks(events: list[dict[str, Any]]) -> Iterator[Problem]:
+def _missing_marks(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Problem]:
     """`missing` says the source lacked a field; an event that has the field contradicts it."""
+    recorded = body.get("recorded") or {}
+    if "started_at" in (recorded.get("missing") or []) and recorded.get("started_at"):
+        yield Problem(
+            ("recorded", "missing"),
+            "completeness.missing",
+            "recorded lists started_at as missing but has one",
+        )
     for i, event in enumerate(events):
         for name in event.get("missing") or []:
             if event.get(name):

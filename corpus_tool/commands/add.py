@@ -42,6 +42,7 @@ class AddOptions:
     select: str | None = None
     all_runs: bool = False
     keep_going: bool = False
+    tools_log: Path | None = None
     minimize: bool = False
 
 
@@ -75,6 +76,8 @@ def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> 
     raw = files.read_bytes(options.incident)
     data, importer = ingest.parse(raw, options.incident, options.source_format)
     runs = _chosen(ingest.load(importer, data, options.incident), options)
+    if options.tools_log is not None:
+        runs = [_paired(runs, options)]
     sha = hashlib.sha256(raw).hexdigest()
     planned = [_plan(corpus, run, options, (sha, key), len(runs) > 1) for run in runs]
     _refuse_twins(planned, options)
@@ -150,6 +153,16 @@ def _chosen(runs: list[Imported], options: AddOptions) -> list[Imported]:
     if not runs:
         raise InputError("the file holds no runs", options.incident)
     return runs
+
+
+def _paired(runs: list[Imported], options: AddOptions) -> Imported:
+    """The one run `--tools-log` completes (its seq numbers are renumbered: no slicing)."""
+    assert options.tools_log is not None
+    if len(runs) != 1:
+        raise UsageError("--tools-log completes one run; pick it with --select")
+    if options.start is not None or options.end is not None:
+        raise UsageError("--tools-log renumbers the events; add the paired case, then slice it")
+    return ingest.with_tools_log(runs[0], options.tools_log)
 
 
 def _select_message(runs: list[Imported], hits: list[Imported], wanted: str) -> str:

@@ -54,6 +54,8 @@ def add_many(
         return add(corpus, replace(options, incident=incidents[0]), out, environ, err)
     if options.case_id is not None or options.start is not None or options.end is not None:
         raise UsageError("--id, --start and --end name one incident; add the files one by one")
+    if options.tools_log is not None:
+        raise UsageError("--tools-log completes one incident; add the files one by one")
     environ = os.environ if environ is None else environ
     key = redact.load_key(corpus.config, corpus.root, environ)
     with _progress(out, len(incidents)) as advance:

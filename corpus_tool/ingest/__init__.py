@@ -8,12 +8,15 @@ formats `attrs`, `spans`, `genai_attrs`, `oi_attrs` and `otel`.
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from corpus_tool import files
 from corpus_tool.errors import InputError
 from corpus_tool.ingest.imported import Imported, Importer, ReadsBytes
+from corpus_tool.ingest.pairing import pair
 
 
 def parse(raw: bytes, path: Path, name: str = "auto") -> tuple[Any, Importer]:
@@ -54,13 +57,17 @@ def load(importer: Importer, data: Any, path: Path) -> list[Imported]:
 def registry() -> dict[str, Importer]:
     """Importers by name, in sniffing order (most specific first)."""
     from corpus_tool.ingest.formats import (
+        agentops,
         inspect_ai,
         langfuse,
         langsmith,
+        mcp,
         native,
         openai_agents,
+        openhands,
         openinference,
         otel_genai,
+        swe_agent,
         tau_bench,
     )
 
@@ -74,6 +81,10 @@ def registry() -> dict[str, Importer]:
         tau_bench.TAU_BENCH,
         tau_bench.TAU2_BENCH,
         inspect_ai.IMPORTER,
+        swe_agent.IMPORTER,
+        openhands.IMPORTER,
+        agentops.IMPORTER,
+        mcp.IMPORTER,
     ]
     return {imp.name: imp for imp in importers}
 
@@ -93,3 +104,19 @@ def pick(data: Any, path: Path, name: str = "auto") -> Importer:
         "check the file is a trace export or pass --format NAME",
         path,
     )
+
+
+def with_tools_log(run: Imported, log: Path) -> Imported:
+    """`run` (a model trace) completed by the tool calls an MCP log of the same run holds.
+
+    What `corpus add MODEL_TRACE --tools-log LOG` does; `ingest.pairing` says how calls match.
+    The log's fingerprint and server are kept under the body's `extra.tools_log`.
+    """
+    raw = files.read_bytes(log)
+    data, importer = parse(raw, log, "mcp")
+    (tools,) = load(importer, data, log)
+    body = pair(run.body, tools.body, log)
+    server = (tools.body.get("extra") or {}).get("server")
+    record = {"format": importer.name, "sha256": hashlib.sha256(raw).hexdigest(), "server": server}
+    extra = {**(body.get("extra") or {}), "tools_log": {k: v for k, v in record.items() if v}}
+    return replace(run, body={**body, "extra": extra})

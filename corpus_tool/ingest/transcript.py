@@ -43,7 +43,7 @@ def events(
         if raw.get("requestor") == "user":  # tau2: the simulated user's own tool calls
             pass
         elif msg.get("role") == "assistant":
-            calls = [_fresh(call, asked, renamed) for call in msg.get("tool_calls") or []]
+            calls = [unique_call(call, asked, renamed) for call in msg.get("tool_calls") or []]
             asked.update({call["id"]: call for call in calls})
             out.append(_model(raw, msg, calls, model_of(raw), history, more))
         elif msg.get("role") == "tool":
@@ -67,7 +67,7 @@ def _model(
     return model_event(model, list(history), content, calls, usage=raw.get("usage"), **more)
 
 
-def _fresh(
+def unique_call(
     call: dict[str, Any], asked: dict[str | None, Any], renamed: dict[str, str]
 ) -> dict[str, Any]:
     """A call id the model reuses from an earlier turn gets a `~N` suffix.

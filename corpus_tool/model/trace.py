@@ -115,30 +115,35 @@ class AgentVersion:
 class Recorded:
     """Facts about the world the run happened in (compared with corpus.yaml for drift)."""
 
-    started_at: str
+    started_at: str | None
+    """None only in a known_unknown case whose source held no time (`missing`)."""
     agent: AgentVersion
     models: tuple[str, ...]
     timezone: str | None = None
     seed: int | None = None
     app_version: str | None = None
     tool_schema_hash: str | None = None
+    missing: tuple[str, ...] = ()
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> Recorded:
         """From trace.yaml's `recorded` block."""
         return cls(
-            doc["started_at"],
+            doc.get("started_at"),
             AgentVersion.from_doc(doc.get("agent") or {}),
             tuple(doc.get("models") or ()),
             doc.get("timezone"),
             doc.get("seed"),
             doc.get("app_version"),
             doc.get("tool_schema_hash"),
+            tuple(doc.get("missing") or ()),
         )
 
     def to_doc(self) -> dict[str, Any]:
         """Known facts in schema order."""
         out = _known(self, ("started_at", "timezone", "seed", "app_version"))
+        if self.missing:
+            out["missing"] = list(self.missing)
         out["agent"] = self.agent.to_doc()
         out["models"] = list(self.models)
         return out | _known(self, ("tool_schema_hash",))

@@ -94,8 +94,9 @@ def test_parallel_force_adds_leave_one_complete_reviewed_case(
             assert each.code == 2, (round_, each)
             assert "busy: another corpus command is writing same" in _one_line(each.err)
             outcomes["busy"] += 1
-        assert _intact(reviewed / "cases" / CASE), round_
-        assert _hidden(reviewed) == [], round_
+        listing = sorted(str(p.relative_to(reviewed)) for p in (reviewed / "cases").rglob("*"))
+        assert _intact(reviewed / "cases" / CASE), (round_, listing, ran)
+        assert _hidden(reviewed) == [], (round_, listing, ran)
     assert outcomes["added"] >= 40  # at least one run of every round got through
     assert cli("-C", reviewed, "validate").code == 0
 

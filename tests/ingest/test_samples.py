@@ -226,7 +226,7 @@ def test_inspect_tool_errors_without_requests_are_refused(samples: Path) -> None
 @pytest.mark.parametrize(
     "rel",
     [
-        "mcp/2026-07-28_CallToolRequest_call-tool-request.json",
+        "otel_genai/_spec/gen-ai-input-messages.json",
         "otel_genai/agentevals_adk_py_v2_default_S6a.truth.json",
     ],
 )
@@ -247,8 +247,16 @@ def test_added_sample_case_is_valid_yaml_with_source(samples: Path, corpus: Path
     assert json.dumps(trace)  # plain data only
 
 
-FORMAT_DIRS = ("otel_genai", "langfuse", "langsmith", "tau_bench", "tau2_bench", "inspect_ai")
-REFUSALS = ("incomplete incident", "no GenAI spans")
+FORMAT_DIRS = (
+    "otel_genai", "langfuse", "langsmith", "tau_bench", "tau2_bench", "inspect_ai",
+    "swe_agent", "openhands", "mcp", "agentops",
+)  # fmt: skip
+REFUSALS = (
+    "incomplete incident",
+    "no GenAI spans",
+    "without its JSON-RPC envelope",  # a bare MCP CallToolResult or JSON-RPC error object
+    "without the `tools/call` request",  # an MCP response alone names no tool
+)
 
 
 def _sample_files() -> list[str]:
@@ -261,7 +269,9 @@ def _sample_files() -> list[str]:
         str(p.relative_to(root))
         for d in FORMAT_DIRS
         for p in (root / d).glob("*")
-        if p.is_file() and p.suffix in (".json", ".eval") and not p.name.endswith(".truth.json")
+        if p.is_file()
+        and p.suffix in (".json", ".eval", ".traj")
+        and not p.name.endswith(".truth.json")
     )
 
 
