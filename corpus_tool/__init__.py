@@ -8,10 +8,21 @@ from corpus_tool.version import __version__
 
 if TYPE_CHECKING:
     from corpus_tool.model.values import ModelResponse, ToolCall
-    from corpus_tool.replay.record import record
+    from corpus_tool.replay.native_out import RecordMeta
+    from corpus_tool.replay.record import ModelFn, ToolFn, record
     from corpus_tool.replay.runtime import Runtime, ToolError
 
-__all__ = ["ModelResponse", "Runtime", "ToolCall", "ToolError", "__version__", "record"]
+__all__ = [
+    "ModelFn",
+    "ModelResponse",
+    "RecordMeta",
+    "Runtime",
+    "ToolCall",
+    "ToolError",
+    "ToolFn",
+    "__version__",
+    "record",
+]
 
 # The public API is imported on first use: `corpus --help`, `corpus validate` and the other
 # commands that never replay do not pay for the replay runtime.
@@ -21,6 +32,9 @@ _LAZY = {
     "ToolCall": "corpus_tool.model.values",
     "ToolError": "corpus_tool.replay.runtime",
     "record": "corpus_tool.replay.record",
+    "RecordMeta": "corpus_tool.replay.native_out",
+    "ModelFn": "corpus_tool.replay.record",
+    "ToolFn": "corpus_tool.replay.record",
 }
 
 

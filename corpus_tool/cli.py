@@ -8,12 +8,21 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
+from typing import NoReturn
 
 from corpus_tool.errors import CorpusError
 from corpus_tool.version import __version__
 
 Handler = Callable[[argparse.Namespace], int]
 EPILOG = "exit status: 0 all good, 1 checks found problems, 2 usage or input error"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors: the message and where to read more, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        first = message.strip().splitlines()[0] if message.strip() else "bad command line"
+        self.exit(2, f"{self.prog}: error: {first} (see `{self.prog} --help`)\n")
 
 
 def _output_option(parser: argparse.ArgumentParser) -> None:
@@ -36,12 +45,33 @@ def _cmd_init(args: argparse.Namespace) -> int:
     from corpus_tool.commands.init import init
 
     base = args.directory if args.directory is not None else Path.cwd()
-    return init(base / args.path if args.path else base, sys.stdout)
+    target = base / args.path if args.path else base
+    hook = _pre_commit_command() if args.install_hook else ()
+    return init(target, sys.stdout, args.install_hook, hook)
+
+
+def _pre_commit_command() -> tuple[str, ...]:
+    """How to run pre-commit here: its script on PATH, else its module in this Python."""
+    import importlib.util
+    import shutil
+
+    script = shutil.which("pre-commit")
+    if script:
+        return (script,)
+    if importlib.util.find_spec("pre_commit") is not None:
+        return (sys.executable, "-m", "pre_commit")
+    return ()
 
 
 def _args_init(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "path", nargs="?", type=Path, help="directory to initialise (default: -C or .)"
+    )
+    parser.add_argument(
+        "--install-hook",
+        action="store_true",
+        help="also run `pre-commit install` at the git repository root, so every commit runs "
+        "`corpus validate` (needs pre-commit: pip install pre-commit)",
     )
 
 
@@ -170,17 +200,38 @@ def _args_validate(parser: argparse.ArgumentParser) -> None:
     _output_option(parser)
 
 
+def _cmd_mv(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.mv import mv
+
+    return mv(_corpus(args), args.old, args.new, args.output, sys.stdout)
+
+
+def _args_mv(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", metavar="OLD", help="the case id to rename")
+    parser.add_argument("new", metavar="NEW", help="its new id (a-z 0-9 . _ -, not taken)")
+    _output_option(parser)
+
+
 def _cmd_keygen(args: argparse.Namespace) -> int:
-    from corpus_tool.commands.keygen import keygen
+    from corpus_tool.commands.keygen import keygen, show_id
     from corpus_tool.corpus import find_root
 
+    if args.show_id:
+        return show_id(_corpus(args), os.environ, sys.stdout, sys.stderr)
     start = (Path.cwd() / args.directory) if args.directory is not None else Path.cwd()
     output = Path.cwd() / args.key_output.expanduser() if args.key_output is not None else None
     return keygen(output, find_root(start), sys.stdout, sys.stderr)
 
 
 def _args_keygen(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument(
+        "--show-id",
+        action="store_true",
+        help="make no key: print the id of the key set now (environment or key file) and say "
+        "whether it is the corpus's (exit 1 if not)",
+    )
+    what.add_argument(
         "--output",
         dest="key_output",
         type=Path,
@@ -274,7 +325,9 @@ def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         args.workers,
         args.timeout,
     )
-    return ReplayOptions(run, args.output, args.junit, args.results, args.diff)
+    return ReplayOptions(
+        run, args.output, args.junit, args.results, diff=args.diff, verbose=args.verbose
+    )
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -326,6 +379,13 @@ def _args_run(parser: argparse.ArgumentParser) -> None:
         help="wall-clock limit of one replay of a case; past it the case is an error and its "
         "worker is replaced (default: corpus.yaml replay.timeout_s, else 60)",
     )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also show each case's notes (request fields only one side carries) and the "
+        "messages of checks not reached",
+    )
     _output_option(parser)
 
 
@@ -364,6 +424,22 @@ def _seconds(text: str) -> float:
 def _args_replay(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("cases", nargs="*", metavar="CASE", help="case ids (default: all)")
     _args_run(parser)
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.explain import explain
+
+    return explain(args.topic, args.output, sys.stdout)
+
+
+def _args_explain(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "topic",
+        nargs="?",
+        metavar="CHECK",
+        help="a check name (tools.args) or an expect key (tools); default: list every check",
+    )
+    _output_option(parser)
 
 
 def _cmd_minimize(args: argparse.Namespace) -> int:
@@ -447,14 +523,25 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
     "validate": (
-        "check schema, completeness and waivers of files, directories, the staged change, "
-        "or the whole corpus",
+        "check schema, completeness, redaction (no unredacted personal data or secret; every "
+        "case under the corpus key) and waivers of files, directories, the staged change "
+        "(deletions included) or the whole corpus",
         _args_validate,
         _cmd_validate,
+    ),
+    "mv": (
+        "rename a case: its directory, the id in both files, and waivers naming it",
+        _args_mv,
+        _cmd_mv,
     ),
     "affected": ("the cases a git diff can affect, and why", _args_affected, _cmd_affected),
     "replay": ("replay cases against the agent and grade them", _args_replay, _cmd_replay),
     "check": ("validate, replay and grade the whole corpus", _args_run, _cmd_check),
+    "explain": (
+        "how to write a check of expected.yaml: its YAML example and when it passes",
+        _args_explain,
+        _cmd_explain,
+    ),
     "minimize": (
         "shrink a case to the fewest events that still reproduce its trigger",
         _args_minimize,
@@ -478,9 +565,21 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
 }
 
 
+AGENT_HELP = (
+    "The agent: corpus.yaml agent.entrypoint names a module:callable, imported in worker "
+    "processes with the root of the git repository that holds corpus.yaml first on sys.path "
+    "and called as run(case_input, rt) for each case; it reaches the model and the tools only "
+    "through the runtime (rt.model(messages, tools=...), rt.tool(name, arguments), rt.now(), "
+    "rt.random, rt.emit(...)) and returns {status, output}. "
+    "`from corpus_tool import Runtime, ToolError`."
+)
+DETAILS = {"replay": AGENT_HELP, "check": AGENT_HELP}
+"""More of a command's description, for what its messages send users to."""
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `corpus`."""
-    top = argparse.ArgumentParser(
+    top = Parser(
         prog="corpus",
         epilog=EPILOG,
         description="Turn LLM-agent incident traces into a regression corpus kept in git.",
@@ -490,12 +589,16 @@ def parser() -> argparse.ArgumentParser:
         dest="directory",
         type=Path,
         metavar="DIR",
-        help="run as if started in DIR, the corpus directory (like git -C)",
+        help="the corpus directory, the one holding corpus.yaml (default: found by walking up "
+        "from the current directory, else the one corpus.yaml the git repository tracks); "
+        "unlike git -C, paths given to a command still resolve from the current directory "
+        "(init creates its PATH under DIR)",
     )
     top.add_argument("--version", action="version", version=f"corpus-tool {__version__}")
     sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (summary, configure, handler) in COMMANDS.items():
-        command = sub.add_parser(name, help=summary, description=summary, epilog=EPILOG)
+        described = f"{summary}. {DETAILS[name]}" if name in DETAILS else summary
+        command = sub.add_parser(name, help=summary, description=described, epilog=EPILOG)
         configure(command)
         command.set_defaults(handler=handler)
     return top
@@ -503,7 +606,13 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `corpus` console script."""
-    args = parser().parse_args(argv)
+    top = parser()
+    args, extras = top.parse_known_args(argv)
+    if extras:  # named after the command they were given to, not after `corpus`
+        prog = f"corpus {args.command}"
+        top.exit(
+            2, f"{prog}: error: unrecognized arguments: {' '.join(extras)} (see `{prog} --help`)\n"
+        )
     try:
         code: int = args.handler(args)
         sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at exit

@@ -54,7 +54,9 @@ def mark_missing(body: dict[str, Any]) -> dict[str, Any]:
     known_unknown case (whose `incomplete` list names it) is accepted with it.
     """
     events = [
-        {**e, "missing": ["model"]} if e.get("type") == "model_call" and not e.get("model") else e
+        {**e, "missing": sorted({*(e.get("missing") or ()), "model"})}
+        if e.get("type") == "model_call" and not e.get("model")
+        else e
         for e in body.get("events") or []
     ]
     return {**body, "recorded": _mark_start(body.get("recorded") or {}), "events": events}
@@ -216,6 +218,11 @@ def _comparable(a: datetime, b: datetime) -> bool:
     return (a.tzinfo is None) == (b.tzinfo is None)
 
 
+def _no_model(model: Any) -> bool:
+    """No model id, or the placeholder a recorder writes when it did not know one."""
+    return not model or str(model).strip().lower() == "unknown"
+
+
 def _versions(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Problem]:
     recorded = body.get("recorded") or {}
     if not recorded.get("started_at"):
@@ -228,11 +235,12 @@ def _versions(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterator[Pr
             "agent name and version (or config hash) are required",
         )
     for i, event in enumerate(events):
-        if event.get("type") == "model_call" and not event.get("model"):
+        if event.get("type") == "model_call" and _no_model(event.get("model")):
             yield Problem(
                 ("events", i),
                 "completeness.version",
-                f"model call at seq {event.get('seq')} names no model id",
+                f"model call at seq {event.get('seq')} names no model id"
+                + (" (`unknown` is not one)" if event.get("model") else ""),
             )
 
 
@@ -338,9 +346,17 @@ def _missing_marks(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterat
         )
     for i, event in enumerate(events):
         for name in event.get("missing") or []:
-            if event.get(name):
+            held = (event.get("request") or {}) if name == "messages" else event
+            if held.get(name):
                 yield Problem(
                     ("events", i, "missing"),
                     "completeness.missing",
                     f"event at seq {event.get('seq')} lists {name} as missing but has one",
+                )
+            elif name == "messages":
+                yield Problem(
+                    ("events", i, "request"),
+                    "completeness.request",
+                    f"model call at seq {event.get('seq')} holds no request messages (the "
+                    "source did not export them): replay cannot check what the agent sends",
                 )

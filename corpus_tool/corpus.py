@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,18 +140,58 @@ def load_config(root: Path) -> dict[str, Any]:
 
 
 def locate(directory: Path | None, cwd: Path) -> Path:
-    """The root of the corpus named by -C, or found by walking up from the current directory."""
+    """The root of the corpus named by -C, else found by walking up from the current directory,
+    else the one corpus.yaml the git repository around the current directory tracks."""
     if directory is None:
-        found = find_root(cwd)
+        found = find_root(cwd) or _tracked_root(cwd)
         if found is None:
             raise UsageError(
-                "no corpus.yaml in this directory or above; use -C DIR or `corpus init`"
+                "no corpus.yaml in this directory or above, nor tracked by a git repository "
+                "here; use -C DIR or `corpus init`"
             )
         return found
     root = (cwd / directory).resolve()
     if not (root / CONFIG_NAME).is_file():
         raise UsageError(f"{directory}: no corpus.yaml here; run `corpus init {directory}` first")
     return root
+
+
+def _tracked_root(cwd: Path) -> Path | None:
+    """The directory of the one corpus.yaml the repository tracks; several are a usage error.
+
+    This lets `corpus affected` run at the repository root of a corpus kept in `evals/`.
+    """
+    top = _git(cwd, "rev-parse", "--show-toplevel")
+    if top is None:
+        return None
+    root = Path(top.strip())
+    listed = _git(root, "ls-files", "-z", "--", f":(glob)**/{CONFIG_NAME}") or ""
+    configs = sorted(root / name for name in listed.split("\0") if name)
+    configs = [c for c in configs if c.is_file()]
+    if len(configs) > 1:
+        shown = ", ".join(os.path.relpath(c, cwd) for c in configs)
+        raise UsageError(
+            f"no corpus.yaml in this directory or above, and the repository tracks "
+            f"{len(configs)}: {shown}; name one with -C DIR"
+        )
+    return configs[0].parent if configs else None
+
+
+def _git(cwd: Path, *args: str) -> str | None:
+    """git's output, or None when git is missing or cwd is not in a repository."""
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+            check=False,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
 
 
 def open_corpus(directory: Path | None, cwd: Path) -> Corpus:

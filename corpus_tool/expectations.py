@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections import Counter
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -34,9 +35,10 @@ def agent_error_types(body: dict[str, Any]) -> list[str]:
     )
 
 
-def tools_seen(body: dict[str, Any]) -> list[str]:
-    """Every tool the run called, sorted."""
-    return sorted({e["tool"] for e in body.get("events") or [] if e.get("type") == "tool_call"})
+def call_counts(body: dict[str, Any]) -> dict[str, int]:
+    """How often the run called each tool, by tool name (sorted)."""
+    counts = Counter(e["tool"] for e in body.get("events") or [] if e.get("type") == "tool_call")
+    return dict(sorted(counts.items()))
 
 
 def draft(case_id: str, body: dict[str, Any], tier: str, incomplete: list[str]) -> str:
@@ -55,6 +57,8 @@ def draft(case_id: str, body: dict[str, Any], tier: str, incomplete: list[str]) 
     doc["tags"] = CommentedSeq()
     doc["replay"] = CommentedMap(mode="strict")
     doc["trigger"] = CommentedMap(trigger(body))
+    doc["trigger"].fa.set_flow_style()  # one line, so one REVIEW covers all of it
+    doc.yaml_add_eol_comment("REVIEW: is this what the incident was?", "trigger")
     if incomplete:
         doc["incomplete"] = CommentedSeq(incomplete)
     doc["expect"] = _expect(body)
@@ -79,19 +83,39 @@ def _expect(body: dict[str, Any]) -> CommentedMap:
     forbidden = agent_error_types(body)
     if forbidden:
         expect["errors"] = CommentedMap(forbidden=_flow(forbidden))
-        expect["errors"].yaml_add_eol_comment("the agent's own errors in the incident", "forbidden")
-    tools = tools_seen(body)
-    if tools:
-        expect["tools"] = CommentedMap(allowed=_flow(tools))
-        expect["tools"].yaml_add_eol_comment(
-            "the tools the incident used; REVIEW: narrow or widen", "allowed"
+        expect["errors"].yaml_add_eol_comment(
+            "the agent's own errors in the incident; REVIEW: must none of them happen again?",
+            "forbidden",
         )
+    counts = call_counts(body)
+    if counts:
+        expect["tools"] = _tools(counts)
     status = (body.get("terminal") or {}).get("status", "unknown")
     expect["terminal"] = CommentedMap(status=status)
     expect["terminal"].yaml_add_eol_comment(
         f"the incident ended {status}; REVIEW: set the status the fixed agent must reach", "status"
     )
     return expect
+
+
+def _tools(counts: dict[str, int]) -> CommentedMap:
+    """required, allowed and max_calls as the incident shows them: together they catch a
+    missing, a new and an extra call, in lenient mode too."""
+    tools = CommentedMap()
+    tools["required"] = _flow(list(counts))
+    tools.yaml_add_eol_comment(
+        "the tools the incident called; REVIEW: keep those the fixed agent must call", "required"
+    )
+    tools["allowed"] = _flow(list(counts))
+    tools.yaml_add_eol_comment("the tools the incident used; REVIEW: narrow or widen", "allowed")
+    bounds = CommentedMap(counts)
+    bounds.fa.set_flow_style()
+    tools["max_calls"] = bounds
+    tools.yaml_add_eol_comment(
+        "as often as the incident called each; REVIEW: the most the fixed agent may call",
+        "max_calls",
+    )
+    return tools
 
 
 def _flow(items: list[str]) -> CommentedSeq:

@@ -234,12 +234,29 @@ def atomic_write(path: Path, text: str) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise InputError("is a directory; give a file name", path)
     try:
+        os.fchmod(fd, mode_for(path, 0o666))  # mkstemp makes 0600: give what the umask gives
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def umask() -> int:
+    """The process's umask (read by setting it and putting it straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def mode_for(path: Path, full: int) -> int:
+    """The mode a written file or directory gets: the one it has when it is replaced (a mode
+    the user chose is kept), else what the umask makes of `full` (as `open` and `mkdir` do)."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return full & ~umask()
 
 
 def json_text(document: Any) -> str:
@@ -274,3 +291,21 @@ def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 
 
 _Dumper.add_representer(str, _str_representer)
+
+
+def with_top_value(text: str, key: str, value: str, path: Path) -> str:
+    """`text` with the top-level `key: ...` scalar set to `value`; every other byte kept.
+
+    An edit in place, not a reload and rewrite: comments, quoting, key order and line wrapping
+    of a reviewed file survive, so the git diff shows the one changed value.
+    """
+    try:
+        root = yaml.compose(text, Loader=Loader)
+    except yaml.YAMLError as err:
+        raise InputError(f"not valid YAML: {' '.join(str(err).split())}", path) from None
+    if isinstance(root, yaml.MappingNode):
+        for key_node, node in root.value:
+            if key_node.value == key and isinstance(node, yaml.ScalarNode):
+                shown = yaml.safe_dump(value, default_style=None).removesuffix("\n...\n").strip()
+                return text[: node.start_mark.index] + shown + text[node.end_mark.index :]
+    raise InputError(f"has no top-level `{key}:` value to change; see `corpus validate`", path)

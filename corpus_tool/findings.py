@@ -20,8 +20,12 @@ class Finding:
     message: str
 
     def text(self) -> str:
-        """`path:line: [rule] $.json.path: message`, the line for people and editors."""
-        where = f"{self.path}:{self.line}" if self.line else self.path
+        """`path:line: [rule] $.json.path: message`, the line for people and editors.
+
+        A finding about a whole file (a missing one, a directory) has no line; it shows line 1,
+        so every finding matches `path:line:` (what editors and CI annotations parse).
+        """
+        where = f"{self.path}:{self.line or 1}"
         at = "" if self.json_path in ("", "$") else f" {self.json_path}:"
         return f"{where}: [{self.rule}]{at} {self.message}"
 

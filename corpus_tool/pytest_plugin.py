@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from corpus_tool.corpus import CONFIG_NAME, Corpus, open_corpus
+from corpus_tool.corpus import CONFIG_NAME, Corpus, find_root, open_corpus
 from corpus_tool.errors import CorpusError
 
 if TYPE_CHECKING:
@@ -52,16 +52,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+CORPUS_ROOT = pytest.StashKey[Path]()
+"""The corpus directory this run collects (from --corpus, or found for --corpus-case)."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     given = config.getoption("corpus", default=None)
-    if not given:
+    wanted = config.getoption("corpus_case", default=None) or []
+    if not given and not wanted:
         return
+    if not given:  # never a silent run of 0 items: find the corpus, or say what is missing
+        starts = (config.invocation_params.dir, config.rootpath)
+        found = next((r for r in map(find_root, starts) if r is not None), None)
+        if found is None:
+            raise pytest.UsageError(
+                f"--corpus-case needs --corpus DIR: no {CONFIG_NAME} in the current directory, "
+                f"the rootdir {config.rootpath}, or above them"
+            )
+        given = str(found)
     for name, text in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {text}")
     root = Path(given).resolve()
     if not (root / CONFIG_NAME).is_file():
         raise pytest.UsageError(f"--corpus {given}: no {CONFIG_NAME} there")
-    wanted = config.getoption("corpus_case", default=None) or []
+    config.stash[CORPUS_ROOT] = root
     unknown = sorted(set(wanted) - set(Corpus(root).case_ids()))
     if unknown:
         raise pytest.UsageError(f"--corpus-case: no such case {', '.join(unknown)} in {given}")
@@ -95,8 +109,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    given = parent.config.getoption("corpus", default=None)
-    if given and file_path.name == CONFIG_NAME and file_path.parent == Path(given).resolve():
+    root = parent.config.stash.get(CORPUS_ROOT, None)
+    if root is not None and file_path.name == CONFIG_NAME and file_path.parent == root:
         return CorpusFile.from_parent(parent, path=file_path)
     return None
 
@@ -160,7 +174,13 @@ class CaseItem(pytest.Item):
         if result.verdict in ("failed", "error") or (
             result.verdict == "known_unknown" and result.failed_checks
         ):
-            lines = [results.headline(result), *results.detail_lines(result)]
+            # the first line is what pytest's short summary shows: the root cause first
+            mode = f" [{result.mode}]" if result.mode else ""
+            lines = [
+                f"{results.reason(result)}{mode}",
+                results.headline(result),
+                *results.detail_lines(result),
+            ]
             raise CaseFailed("\n".join(lines))
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> str:

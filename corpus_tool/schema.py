@@ -45,8 +45,27 @@ def validator(kind: str) -> Draft202012Validator:
 
 def errors(kind: str, document: Any) -> list[ValidationError]:
     """Schema errors of a document, most specific first, in a stable order."""
+    return _sorted_errors(validator(kind), document)
+
+
+def part_errors(kind: str, prop: str, value: Any) -> list[ValidationError]:
+    """Schema errors of one top-level property's value (expected.yaml's `expect`), with paths
+    relative to it: for callers that hold a part of a document, not a file."""
+    return _sorted_errors(_part_validator(kind, prop), value)
+
+
+@functools.cache
+def _part_validator(kind: str, prop: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
+    whole = load_schema(kind)
+    part = {"$defs": whole.get("$defs", {}), **whole["properties"][prop]}
+    return Draft202012Validator(part, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _sorted_errors(checker: Draft202012Validator, document: Any) -> list[ValidationError]:
     found = []
-    for error in validator(kind).iter_errors(document):
+    for error in checker.iter_errors(document):
         found.extend(_leaves(error))
     return sorted(found, key=lambda e: (_path_key(e.absolute_path), e.message))
 

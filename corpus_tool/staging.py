@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from corpus_tool import files
 from corpus_tool.errors import BusyError, CorpusError, InputError
 from corpus_tool.faults import NO_STEPS, Steps
 from corpus_tool.locks import exclusive, is_held
@@ -205,6 +206,17 @@ def copy_tree(source: Path, target: Path) -> None:
                 )
 
 
+def write_new(path: Path, text: str) -> None:
+    """A new file at path (in a staged directory): a link standing there is replaced, never
+    written through (a case's `trace.yaml -> ~/.bashrc` must not become the trace)."""
+    if path.is_dir() and not path.is_symlink():
+        raise InputError("is a directory in the case; move it out, then rerun", path)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    with path.open("x", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+
+
 def remove_tree(path: Path, steps: Steps = NO_STEPS) -> None:
     """Remove a directory tree bottom up (links unlinked, never followed), a step per entry."""
     if not os.path.lexists(path):
@@ -213,8 +225,8 @@ def remove_tree(path: Path, steps: Steps = NO_STEPS) -> None:
         path.unlink()
         steps.done(f"removed {path.name}")
         return
-    for root, dirs, files in os.walk(path, topdown=False):
-        for name in [*files, *dirs]:
+    for root, dirs, names in os.walk(path, topdown=False):
+        for name in [*names, *dirs]:
             entry = Path(root, name)
             if entry.is_symlink() or not entry.is_dir():
                 entry.unlink()
@@ -272,7 +284,9 @@ def _make_parent(final: Path) -> None:
 
 def _make_tmp(final: Path) -> Path:
     try:
-        return Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
+        tmp.chmod(files.mode_for(final, 0o777))  # mkdtemp makes 0700: keep, or what umask gives
+        return tmp
     except OSError as err:
         raise InputError(
             f"cannot write here ({err.strerror or err}); make it a writable directory",

@@ -13,6 +13,7 @@ from corpus_tool import completeness, files, schema, yaml_lines
 from corpus_tool.corpus import CONFIG_NAME, Corpus, check_case_id, unregistered_scorer
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import Finding
+from corpus_tool.model import check_guide
 from corpus_tool.model.checks import WAIVABLE
 
 Show = Callable[[Path], str]
@@ -77,15 +78,18 @@ def check_document(doc: Document, kind: str, show: Show) -> list[Finding]:
             doc.line(tuple(e.absolute_path)),
             schema.json_path(e.absolute_path),
             "schema",
-            _message(e),
+            _message(e, kind),
         )
         for e in schema.errors(kind, doc.data)
     ]
 
 
-def _message(error: Any) -> str:
+def _message(error: Any, kind: str) -> str:
     if error.validator == "not" and "result" in str(error.validator_value):
         return "a tool_call has both result and error; keep one"
+    where = tuple(error.absolute_path)
+    if kind == "expected" and where[:1] == ("expect",):  # say how the check is written
+        return f"{error.message}; {check_guide.hint(where[1:])}"
     return str(error.message)
 
 

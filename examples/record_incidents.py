@@ -27,8 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from corpus_tool import ModelResponse, ToolCall, ToolError  # noqa: E402
-from corpus_tool.replay.record import RecordMeta, record  # noqa: E402
+from corpus_tool import ModelResponse, RecordMeta, ToolCall, ToolError, record  # noqa: E402
 from examples.refund_agent import agent  # noqa: E402
 from examples.refund_agent.tools.refund import EGRESS  # noqa: E402
 

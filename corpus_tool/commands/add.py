@@ -23,6 +23,7 @@ from corpus_tool.minimize.report import summary as shrink_summary
 from corpus_tool.minimize.stale import stale
 from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace
+from corpus_tool.redact.rotation import check_key
 from corpus_tool.replay.loader import entrypoint
 
 
@@ -64,11 +65,18 @@ def add(
     environ = os.environ if environ is None else environ
     if options.case_id is not None:
         check_case_id(options.case_id)
-    key = redact.load_key(corpus.config, corpus.root, environ)
+    key = corpus_key(corpus, environ)
     planned = plan_file(corpus, options, key)
     write_planned(corpus, planned, options.force, Steps.from_environ(environ), err)
     report(corpus, planned, options.output, out)
     return 0
+
+
+def corpus_key(corpus: Corpus, environ: Mapping[str, str]) -> redact.RedactionKey:
+    """The redaction key, refused when it is not the corpus's (one corpus, one key)."""
+    key = redact.load_key(corpus.config, corpus.root, environ)
+    check_key(key, corpus)
+    return key
 
 
 def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> list[Planned]:
@@ -88,16 +96,33 @@ def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> 
 
 
 def _minimized(corpus: Corpus, planned: list[Planned], incident: Path) -> list[Planned]:
-    """Each planned case shrunk to the events that reproduce its drafted trigger."""
+    """Each planned case shrunk to the events that reproduce its drafted trigger.
+
+    The draft is the incident's, not a reviewer's: it is drafted again from the shrunk trace.
+    While shrinking, its `tools.required` (every tool the whole incident called) is left out,
+    or no candidate without an unrelated call could reproduce the failure "and fail nothing
+    more".
+    """
     out = []
     with entrypoint(corpus) as agent:
         for case in planned:
             trace = Trace.from_doc(case.doc)
             expected = Expected.from_doc(files.parse_yaml(case.expected, incident))
-            result, mode = shrink_case(corpus, trace, expected, agent, Asked(), grader=grade_checks)
-            shrunk = shrink_summary(result, mode, stale(expected, result.before, result.trace))
-            out.append(replace(case, doc=result.trace.to_doc(), minimized=shrunk))
+            oracle = _without_required(expected)
+            result, mode = shrink_case(corpus, trace, oracle, agent, Asked(), grader=grade_checks)
+            doc = result.trace.to_doc()
+            text = draft(case.case_id, doc, expected.tier, case.incomplete)
+            redrafted = Expected.from_doc(files.parse_yaml(text, incident))
+            shrunk = shrink_summary(result, mode, stale(redrafted, result.before, result.trace))
+            out.append(replace(case, doc=doc, expected=text, minimized=shrunk))
     return out
+
+
+def _without_required(expected: Expected) -> Expected:
+    tools = expected.expect.tools
+    if tools is None or tools.required is None:
+        return expected
+    return replace(expected, expect=replace(expected.expect, tools=replace(tools, required=None)))
 
 
 def write_planned(
@@ -135,6 +160,7 @@ class Planned:
     incomplete: list[str]
     label: str | None
     minimized: dict[str, Any] | None = None
+    keeps_expected: bool = False  # --force over a case: its reviewed expected.yaml stays
 
 
 def _chosen(runs: list[Imported], options: AddOptions) -> list[Imported]:
@@ -206,7 +232,8 @@ def _plan(
         _check_schema(doc, options.incident)
         doc = Trace.from_doc(doc).to_doc()  # the model's key order: a re-read changes no byte
     expected = draft(case_id, body, options.tier, found)
-    return Planned(case_id, target, doc, expected, found, run.label)
+    keeps = (target / "expected.yaml").is_file()  # only with --force: an existing case
+    return Planned(case_id, target, doc, expected, found, run.label, keeps_expected=keeps)
 
 
 def _redacted(body: dict[str, Any], corpus: Corpus, key: redact.RedactionKey) -> dict[str, Any]:
@@ -272,21 +299,11 @@ def _write_case(
         if os.path.lexists(target):
             staging.copy_tree(target, tmp)
             steps.done(f"previous {target.name} copied")
-        _write_new(tmp / "trace.yaml", files.dump_yaml(trace))
+        staging.write_new(tmp / "trace.yaml", files.dump_yaml(trace))
         steps.done("trace.yaml written")
         if not os.path.lexists(tmp / "expected.yaml"):
-            _write_new(tmp / "expected.yaml", expected)
+            staging.write_new(tmp / "expected.yaml", expected)
             steps.done("expected.yaml drafted")
-
-
-def _write_new(path: Path, text: str) -> None:
-    """A new file at path: a link standing there is replaced, never written through."""
-    if path.is_dir() and not path.is_symlink():
-        raise InputError("is a directory in the case; move it out, then rerun", path)
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
-    with path.open("x", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
 
 
 def report(corpus: Corpus, planned: list[Planned], output: str, out: TextIO) -> None:
@@ -309,9 +326,14 @@ def report(corpus: Corpus, planned: list[Planned], output: str, out: TextIO) -> 
                 f"{shrunk['after']['events']} events in {shrunk['replays']} replay(s)\n"
             )
             out.writelines(f"  review expected.yaml: {note}\n" for note in shrunk["stale"])
-        out.write(
-            f"  review {Path(where) / 'expected.yaml'} (lines marked REVIEW) before committing\n"
-        )
+        expected = Path(where) / "expected.yaml"
+        if case.keeps_expected:
+            out.write(
+                f"  kept the reviewed {expected} (not redrafted); check that its expectations "
+                "still fit the new trace\n"
+            )
+        else:
+            out.write(f"  review {expected} (lines marked REVIEW) before committing\n")
 
 
 def case_summary(corpus: Corpus, case: Planned) -> dict[str, Any]:
@@ -323,5 +345,6 @@ def case_summary(corpus: Corpus, case: Planned) -> dict[str, Any]:
         "status": "known_unknown" if case.incomplete else "active",
         "incomplete": case.incomplete,
         "redacted": (case.doc.get("redaction") or {}).get("replaced", 0),
+        "expected": "kept" if case.keeps_expected else "drafted",
         **({"minimized": case.minimized} if case.minimized is not None else {}),
     }

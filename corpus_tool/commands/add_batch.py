@@ -21,6 +21,7 @@ from corpus_tool.commands.add import (
     Planned,
     add,
     case_summary,
+    corpus_key,
     plan_file,
     report,
     write_planned,
@@ -57,7 +58,7 @@ def add_many(
     if options.tools_log is not None:
         raise UsageError("--tools-log completes one incident; add the files one by one")
     environ = os.environ if environ is None else environ
-    key = redact.load_key(corpus.config, corpus.root, environ)
+    key = corpus_key(corpus, environ)
     with _progress(out, len(incidents)) as advance:
         verdicts = [_verdict(corpus, replace(options, incident=p), key, advance) for p in incidents]
     verdicts = _refuse_twins(verdicts)

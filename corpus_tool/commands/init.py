@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TextIO
@@ -23,10 +25,18 @@ def _template(name: str) -> str:
     )
 
 
-def init(directory: Path, out: TextIO) -> int:
-    """Create what is missing; report what was already there."""
+def init(
+    directory: Path, out: TextIO, install_hook: bool = False, pre_commit: Sequence[str] = ()
+) -> int:
+    """Create what is missing; report what was already there; say (or do) what comes next.
+
+    With `install_hook`, `pre_commit` (the command that runs pre-commit, empty when it is not
+    installed) installs the git hook; what it needs is checked before anything is written.
+    """
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory} exists and is not a directory")
+    if install_hook:
+        _can_install(directory, pre_commit)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -36,7 +46,15 @@ def init(directory: Path, out: TextIO) -> int:
     _create(directory / CONFIG_NAME, _template("corpus.yaml"), out)
     for sub in (CASES, WAIVERS):
         _create(directory / sub / ".gitkeep", "", out)
-    _hook(_repo_root(directory), out)
+    root = _repo_root(directory)
+    _hook(root, out)
+    if install_hook:
+        _install(root, pre_commit, out)
+    else:
+        out.write(
+            f"next: run `pre-commit install` in {root} (or `corpus init --install-hook`) so "
+            "every commit runs `corpus validate`\n"
+        )
     return 0
 
 
@@ -66,3 +84,32 @@ def _hook(root: Path, out: TextIO) -> None:
         out.write(f"kept     {config} (has {HOOK_ID})\n")
     else:
         out.write(f"{config} exists; add this under its `repos:` list:\n\n{snippet}\n")
+
+
+def _can_install(directory: Path, pre_commit: Sequence[str]) -> None:
+    if not pre_commit:
+        raise UsageError(
+            "--install-hook: pre-commit is not installed; run `pip install pre-commit`, "
+            "then `corpus init --install-hook` again (or `pre-commit install`)"
+        )
+    if not (_repo_root(directory) / ".git").exists():
+        raise UsageError(
+            f"--install-hook: {directory} is not inside a git repository; run `git init` first"
+        )
+
+
+def _install(root: Path, pre_commit: Sequence[str], out: TextIO) -> None:
+    """`pre-commit install` at the repository root: every commit now runs the hooks."""
+    try:
+        done = subprocess.run(
+            [*pre_commit, "install"], cwd=root, capture_output=True, text=True, timeout=120
+        )
+    except (OSError, subprocess.SubprocessError) as err:
+        raise UsageError(f"--install-hook: cannot run pre-commit ({err})") from None
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).strip().splitlines()
+        raise UsageError(
+            f"--install-hook: `pre-commit install` failed in {root}: "
+            f"{said[-1] if said else f'exit {done.returncode}'}"
+        )
+    out.write(f"installed the git hook in {root} (pre-commit install): commits run the hooks\n")

@@ -1,11 +1,15 @@
-"""`corpus keygen [--output FILE]`: a new redaction key, printed or written outside the repo."""
+"""`corpus keygen [--output FILE | --show-id]`: a new redaction key, printed or written outside
+the repo; or the id of the key set now, beside the corpus's."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
 from corpus_tool import redact
+from corpus_tool.corpus import Corpus
+from corpus_tool.redact.rotation import configured_key_id, recorded_key_id
 
 
 def keygen(output: Path | None, corpus_root: Path | None, out: TextIO, err: TextIO) -> int:
@@ -29,3 +33,27 @@ def keygen(output: Path | None, corpus_root: Path | None, out: TextIO, err: Text
         f"corpus.yaml:\n  redaction:\n    key_file: {output}\n"
     )
     return 0
+
+
+def show_id(corpus: Corpus, environ: Mapping[str, str], out: TextIO, err: TextIO) -> int:
+    """Print the id of the key set now (stdout holds only the id); say whether it is the
+    corpus's (0) or not (1)."""
+    key = redact.load_key(corpus.config, corpus.root, environ)
+    out.write(key.key_id + "\n")
+    current, where = _corpus_key_id(corpus)
+    if current is None:
+        err.write(f"the key from {key.source}; the corpus has no case yet, any key fits\n")
+        return 0
+    same = "the same key" if current == key.key_id else "a different key: not for this corpus"
+    err.write(f"the key from {key.source}; the corpus key is {current} ({where}): {same}\n")
+    return 0 if current == key.key_id else 1
+
+
+def _corpus_key_id(corpus: Corpus) -> tuple[str | None, str]:
+    named = configured_key_id(corpus.config)
+    if named is not None:
+        return named, "corpus.yaml redaction.key_id"
+    recorded = recorded_key_id(corpus)
+    if recorded is None:
+        return None, ""
+    return recorded.key_id, f"carried by {recorded.trace.relative_to(corpus.root)}"

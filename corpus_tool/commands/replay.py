@@ -30,6 +30,7 @@ class ReplayOptions:
     junit: Path | None = None
     results: Path | None = None
     diff: bool = False
+    verbose: bool = False
 
 
 def replay(corpus: Corpus, options: ReplayOptions, out: TextIO) -> int:
@@ -87,8 +88,8 @@ def finish(
         out.write(files.json_text(doc))
         return
     for result in sorted(results, key=lambda r: r.case):
-        details = report.detail_lines(result)
-        if details and result.counts_as_failure:
+        details = report.detail_lines(result, options.verbose)
+        if details and (result.counts_as_failure or options.verbose):
             out.write(f"\n{result.case}:\n" + "".join(f"  {line}\n" for line in details))
             if options.diff and result.verdict == "failed":
                 lines = recording_diff(corpus, result, valid)
@@ -102,6 +103,12 @@ def finish(
     )
     if not results:
         out.write("no case was replayed; a run without verdicts is not a pass\n")
+    noted = sum(1 for r in results if r.notes)
+    if noted and not options.verbose:
+        out.write(
+            f"{noted} case(s) hold model request fields only one side carries (not compared); "
+            "-v lists them\n"
+        )
 
 
 def recording_diff(

@@ -118,7 +118,7 @@ def _check(
     for waiver in sorted(target.waivers):
         found.extend(validation.check_waiver(corpus, waiver, today, show, guard.inspect))
     if target.whole:  # an entry is stale only if no file of the whole corpus needs it
-        found.extend(guard.stale() + validation.check_layout(corpus, show))
+        found.extend(guard.stale() + guard.split() + validation.check_layout(corpus, show))
     if target.whole or target.leftovers:
         found.extend(recovery.findings(corpus, show))
     return found

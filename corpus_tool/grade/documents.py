@@ -9,26 +9,31 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from corpus_tool import schema
 from corpus_tool.errors import InputError
+from corpus_tool.model import check_guide
 from corpus_tool.model.events import Event, event_from_doc
 from corpus_tool.model.expected import Expect
 from corpus_tool.model.trace import Terminal, Trajectory
 
 
 def expect_from_doc(expect: Mapping[str, Any]) -> Expect:
-    """An `expect` mapping as the model; an unknown key or a wrong shape is an InputError."""
+    """An `expect` mapping as the model; an unknown key or a wrong shape is an InputError
+    naming the key and showing how it is written."""
     unknown = sorted(set(expect) - set(Expect.KEYS))
     if unknown:
         raise InputError(
-            f"expect has unknown key(s) {', '.join(unknown)}; known: {', '.join(Expect.KEYS)}"
+            f"expect has unknown key(s) {', '.join(unknown)}; known: {', '.join(Expect.KEYS)} "
+            "(`corpus explain` shows each check)"
         )
-    try:
-        return Expect.from_doc(expect)
-    except (AttributeError, KeyError, TypeError, ValueError) as err:
+    problems = schema.part_errors("expected", "expect", dict(expect))
+    if problems:
+        first = problems[0]
+        where = tuple(first.absolute_path)
         raise InputError(
-            f"expect has a value of the wrong shape ({type(err).__name__}: {err}); "
-            "see schemas/expected.schema.json"
-        ) from None
+            f"expect{schema.json_path(where)[1:]}: {first.message}; {check_guide.hint(where)}"
+        )
+    return Expect.from_doc(expect)
 
 
 def trajectory_from_docs(
@@ -47,7 +52,7 @@ def trajectory_from_docs(
         except (KeyError, TypeError, ValueError) as err:
             raise InputError(
                 f"event {index + 1} ({doc.get('type')!r}) lacks or mistypes {err}; "
-                "see schemas/trace.schema.json"
+                "see trace.schema.json (shipped in the corpus_tool/schemas/ of your install)"
             ) from None
     status = terminal.get("status")
     return Trajectory(tuple(built), Terminal(str(status or ""), terminal.get("output")))

@@ -8,6 +8,7 @@ from corpus_tool.grade.registry import Check, TableGrader
 from corpus_tool.grade.result import verdict
 from corpus_tool.grade.view import RunView, plural
 from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.cut import CutShort
 
 
 def host_of(egress: str) -> str:
@@ -46,4 +47,13 @@ def allowed(patterns: tuple[str, ...], run: RunView) -> CheckResult:
     )
 
 
-GRADER = TableGrader("egress", (Check("allowed", "egress.allowed", allowed),))
+def _allowed_open(patterns: tuple[str, ...], run: RunView, cut: CutShort, passed: bool) -> bool:
+    """A pass breaks only if a tool the recording still answers reached a host not allowed."""
+    return passed and any(
+        not host_allowed(host_of(h), patterns)
+        for tool in cut.callable_tools()
+        for h in cut.hosts.get(tool, ())
+    )
+
+
+GRADER = TableGrader("egress", (Check("allowed", "egress.allowed", allowed, _allowed_open),))

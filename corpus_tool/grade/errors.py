@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corpus_tool.grade.registry import Check, TableGrader
+from corpus_tool.grade.registry import Check, TableGrader, if_failed, if_passed
 from corpus_tool.grade.result import verdict
 from corpus_tool.grade.view import RunView
 from corpus_tool.model.checks import CheckResult
@@ -41,7 +41,8 @@ def _seen(run: RunView) -> str:
 GRADER = TableGrader(
     "errors",
     (
-        Check("forbidden", "errors.forbidden", forbidden),
-        Check("required", "errors.required", required),
+        # the agent's own code may raise any error after the cut
+        Check("forbidden", "errors.forbidden", forbidden, if_passed),
+        Check("required", "errors.required", required, if_failed),
     ),
 )

@@ -10,6 +10,7 @@ from corpus_tool.grade.registry import Check, TableGrader
 from corpus_tool.grade.result import verdict
 from corpus_tool.grade.view import RunView, idempotency_key, identity, label, show
 from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.cut import CutShort
 from corpus_tool.model.events import ToolCallEvent
 
 
@@ -61,7 +62,14 @@ def _problem(first: ToolCallEvent, repeat: ToolCallEvent) -> str | None:
     return None
 
 
+def _reuse_open(tools: tuple[str, ...], run: RunView, cut: CutShort, passed: bool) -> bool:
+    """A pass breaks only if a listed tool could still be called again (a new repeat)."""
+    return passed and any(
+        cut.may_call(t, 2 - min(1, sum(c.tool == t for c in run.calls))) for t in tools
+    )
+
+
 GRADER = TableGrader(
     "idempotency",
-    (Check("tools", "idempotency.reuse_key", reuse_key),),
+    (Check("tools", "idempotency.reuse_key", reuse_key, _reuse_open),),
 )

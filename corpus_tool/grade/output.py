@@ -6,7 +6,7 @@ import re
 
 from corpus_tool.errors import CorpusError
 from corpus_tool.files import canonical_json
-from corpus_tool.grade.registry import Check, TableGrader
+from corpus_tool.grade.registry import Check, TableGrader, always
 from corpus_tool.grade.result import failed, passed, verdict
 from corpus_tool.grade.scorers import LEXICAL, Scorer, scorer_name
 from corpus_tool.grade.view import RunView, show
@@ -124,9 +124,10 @@ def _excerpt(text: str | None) -> str:
 GRADER = TableGrader(
     "output",
     (
-        Check("contains", "output.contains", contains),
-        Check("not_contains", "output.not_contains", not_contains),
-        Check("regex", "output.regex", regex),
-        Check("similar", "output.similar", similar),
+        # a cut-short run produced no output to judge
+        Check("contains", "output.contains", contains, always),
+        Check("not_contains", "output.not_contains", not_contains, always),
+        Check("regex", "output.regex", regex, always),
+        Check("similar", "output.similar", similar, always),
     ),
 )

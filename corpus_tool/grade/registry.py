@@ -6,10 +6,30 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from corpus_tool.grade.result import not_reached
 from corpus_tool.grade.view import RunView
 from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.cut import CutShort
 
 CheckFn = Callable[[Any, RunView], CheckResult]
+OpenFn = Callable[[Any, RunView, CutShort, bool], bool]
+"""(spec, run, cut, passed) -> whether some completion of the cut-short run that the recording
+allows would give the check the other verdict (docs/grading.md, "Not reached")."""
+
+
+def always(spec: Any, run: RunView, cut: CutShort, passed: bool) -> bool:
+    """Any verdict can still flip: the check reads the ending, which a cut-short run lacks."""
+    return True
+
+
+def if_failed(spec: Any, run: RunView, cut: CutShort, passed: bool) -> bool:
+    """A failure can still be mended (the agent may yet emit the event); a pass cannot break."""
+    return not passed
+
+
+def if_passed(spec: Any, run: RunView, cut: CutShort, passed: bool) -> bool:
+    """A pass can still break (the agent may yet emit the event); a failure stays."""
+    return passed
 
 
 class Grader(Protocol):
@@ -26,11 +46,24 @@ class Grader(Protocol):
 
 @dataclass(frozen=True)
 class Check:
-    """A check of a grader: the field of the spec it reads (None: the whole spec)."""
+    """A check of a grader: the field of the spec it reads (None: the whole spec).
+
+    `open` says when a cut-short run leaves the verdict undecided; without it the verdict
+    stands as graded.
+    """
 
     field: str | None
     name: str
     run: CheckFn
+    open: OpenFn | None = None
+
+    def result(self, value: Any, run: RunView) -> CheckResult:
+        """The check's result; *not reached* when a cut-short run leaves it undecided."""
+        result = self.run(value, run)
+        cut = run.trajectory.cut
+        if cut is not None and self.open is not None and self.open(value, run, cut, result.passed):
+            return not_reached(result, cut)
+        return result
 
 
 @dataclass(frozen=True)
@@ -53,5 +86,5 @@ class TableGrader:
         for check in self.table:
             value = spec if check.field is None else getattr(spec, check.field)
             if value is not None:
-                out.append(check.run(value, run))
+                out.append(check.result(value, run))
         return out

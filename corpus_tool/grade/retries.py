@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from corpus_tool.grade.registry import Check, TableGrader
+from corpus_tool.grade.registry import Check, TableGrader, if_passed
 from corpus_tool.grade.result import verdict
 from corpus_tool.grade.view import RunView, error_type, identity
 from corpus_tool.model.checks import CheckResult
@@ -68,4 +68,5 @@ def _event_text(event: RetryEvent) -> str:
     return f"retry event at seq {event.seq} (of seq {event.of}{tail})"
 
 
-GRADER = TableGrader("retries", (Check("max", "retries.max", max_retries),))
+# retries only add up, and the agent may emit `retry` events after the cut
+GRADER = TableGrader("retries", (Check("max", "retries.max", max_retries, if_passed),))

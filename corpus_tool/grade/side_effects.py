@@ -6,6 +6,7 @@ from corpus_tool.grade.registry import Check, TableGrader
 from corpus_tool.grade.result import verdict
 from corpus_tool.grade.view import RunView, plural
 from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.cut import CutShort
 from corpus_tool.model.events import SideEffectEvent
 from corpus_tool.model.expected import SideEffectCount
 
@@ -26,4 +27,12 @@ def count(spec: tuple[SideEffectCount, ...], run: RunView) -> CheckResult:
     return verdict("side_effects.count", problems, ok, counts=counts)
 
 
-GRADER = TableGrader("side_effects", (Check(None, "side_effects.count", count),))
+def _count_open(
+    spec: tuple[SideEffectCount, ...], run: RunView, cut: CutShort, passed: bool
+) -> bool:
+    """Effects only add up (the agent emits them): too many is final, too few or exact is not."""
+    effects = [e.kind for e in run.trajectory.of_type(SideEffectEvent)]
+    return all(effects.count(item.type) <= item.count for item in spec)
+
+
+GRADER = TableGrader("side_effects", (Check(None, "side_effects.count", count, _count_open),))

@@ -9,6 +9,7 @@ from corpus_tool.grade.compare import describe, exact_diff, subset_diff
 from corpus_tool.grade.result import verdict
 from corpus_tool.grade.view import RunView, show
 from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.cut import DIVERGED, CutShort
 from corpus_tool.model.diff import FieldDiff
 from corpus_tool.model.events import ToolCallEvent
 from corpus_tool.model.expected import ArgsExpect
@@ -58,8 +59,14 @@ def _mismatch(
 ) -> str:
     shown = ", ".join(describe(d) for d in diffs[:_SHOWN_DIFFS])
     more = f", and {len(diffs) - _SHOWN_DIFFS} more" if len(diffs) > _SHOWN_DIFFS else ""
+    attempt = (
+        f" (the call the {call.extra[DIVERGED]} divergence stopped)"
+        if call.extra and DIVERGED in call.extra
+        else ""
+    )
     return (
-        f"no call of {tool} matches {mode} {show(match)}; closest is seq {call.seq}: {shown}{more}"
+        f"no call of {tool} matches {mode} {show(match)}; "
+        f"closest is seq {call.seq}{attempt}: {shown}{more}"
     )
 
 
@@ -70,3 +77,17 @@ def _data(tool: str, mode: str, call: ToolCallEvent, diffs: list[FieldDiff]) -> 
         "closest_seq": call.seq,
         "differences": [d.data() for d in diffs],
     }
+
+
+def args_open(
+    constraints: tuple[ArgsExpect, ...], run: RunView, cut: CutShort, passed: bool
+) -> bool:
+    """Unmet constraints can still be met when the recording answers another call of the tool."""
+    if passed:
+        return False
+    unmet = [
+        c
+        for c in constraints
+        if (best := _closest(c.tool, c.match, c.mode, run)) is None or best[1]
+    ]
+    return all(cut.may_call(c.tool) for c in unmet)

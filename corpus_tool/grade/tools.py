@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 
 from corpus_tool.grade.registry import Check, TableGrader
 from corpus_tool.grade.result import verdict
-from corpus_tool.grade.tool_args import args
+from corpus_tool.grade.tool_args import args, args_open
 from corpus_tool.grade.view import RunView, label, plural, seqs
 from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.cut import CutShort
 from corpus_tool.model.events import ToolCallEvent
 
 _SHOWN_CALLS = 20
@@ -72,15 +74,23 @@ def max_calls(bounds: Mapping[str, int], run: RunView) -> CheckResult:
 
 def _order_problem(chain: tuple[str, ...], run: RunView) -> str | None:
     """Greedy earliest match (optimal for subsequences); where it stops is the message."""
+    matched = _matched(chain, run)
+    if len(matched) == len(chain):
+        return None
+    return _order_break(chain, matched, chain[len(matched)], run)
+
+
+def _matched(chain: tuple[str, ...], run: RunView) -> list[ToolCallEvent]:
+    """The calls matching the longest prefix of `chain` that is a subsequence of the calls."""
     matched: list[ToolCallEvent] = []
     rest = list(run.calls)
     for tool in chain:
         at = next((i for i, c in enumerate(rest) if c.tool == tool), None)
         if at is None:
-            return _order_break(chain, matched, tool, run)
+            break
         matched.append(rest[at])
         rest = rest[at + 1 :]
-    return None
+    return matched
 
 
 def _order_break(
@@ -107,14 +117,47 @@ def _sequence(run: RunView) -> str:
     return f"calls were: {shown}{more}"
 
 
+# When a cut-short run leaves a verdict open (docs/grading.md, "Not reached"): calls can only
+# be added, and only as many of each tool as the recording could still answer.
+
+
+def _required_open(tools: tuple[str, ...], run: RunView, cut: CutShort, passed: bool) -> bool:
+    called = {c.tool for c in run.calls}
+    return not passed and all(cut.may_call(t) for t in tools if t not in called)
+
+
+def _forbidden_open(tools: tuple[str, ...], run: RunView, cut: CutShort, passed: bool) -> bool:
+    return passed and any(cut.may_call(t) for t in tools)
+
+
+def _allowed_open(tools: tuple[str, ...], run: RunView, cut: CutShort, passed: bool) -> bool:
+    return passed and any(t not in tools for t in cut.callable_tools())
+
+
+def _order_open(
+    lists: tuple[tuple[str, ...], ...], run: RunView, cut: CutShort, passed: bool
+) -> bool:
+    if passed:
+        return False
+    for chain in lists:
+        missing = Counter(chain[len(_matched(chain, run)) :])
+        if not all(cut.may_call(tool, n) for tool, n in missing.items()):
+            return False
+    return True
+
+
+def _max_calls_open(bounds: Mapping[str, int], run: RunView, cut: CutShort, passed: bool) -> bool:
+    return passed and any(cut.may_call(t, b - len(_calls(run, t)) + 1) for t, b in bounds.items())
+
+
 GRADER = TableGrader(
     "tools",
     (
-        Check("required", "tools.required", required),
-        Check("forbidden", "tools.forbidden", forbidden),
-        Check("allowed", "tools.allowed", allowed),
-        Check("order", "tools.order", order),
-        Check("args", "tools.args", args),
-        Check("max_calls", "tools.max_calls", max_calls),
+        Check("required", "tools.required", required, _required_open),
+        Check("forbidden", "tools.forbidden", forbidden, _forbidden_open),
+        Check("allowed", "tools.allowed", allowed, _allowed_open),
+        Check("order", "tools.order", order, _order_open),
+        Check("args", "tools.args", args, args_open),
+        Check("max_calls", "tools.max_calls", max_calls, _max_calls_open),
     ),
 )

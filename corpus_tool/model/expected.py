@@ -266,6 +266,8 @@ class Expected:
     incomplete: tuple[str, ...] = ()
     mode: str | None = None
     """`replay.mode`: strict or lenient; None leaves it to the corpus or the command line."""
+    request_fields: str | None = None
+    """`replay.request_fields`: shared or all; None leaves it to the corpus (default shared)."""
     trigger: Trigger | None = None
     expect: Expect = field(default_factory=Expect)
     stubs: Mapping[str, Stub] = field(default_factory=dict)
@@ -285,6 +287,7 @@ class Expected:
             tags=tuple(doc.get("tags") or ()),
             incomplete=tuple(doc.get("incomplete") or ()),
             mode=(doc.get("replay") or {}).get("mode"),
+            request_fields=(doc.get("replay") or {}).get("request_fields"),
             trigger=None if trigger is None else Trigger.from_doc(trigger),
             expect=Expect.from_doc(doc.get("expect") or {}),
             stubs={k: Stub.from_doc(v or {}) for k, v in (doc.get("stubs") or {}).items()},

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from corpus_tool.model.cut import CutShort
 from corpus_tool.model.events import (
     Event,
     ModelCallEvent,
@@ -281,10 +282,15 @@ class Trace:
 
 @dataclass(frozen=True, slots=True)
 class Trajectory:
-    """A run as graders see it: its events and how it ended (a replay's, or a recording's)."""
+    """A run as graders see it: its events and how it ended (a replay's, or a recording's).
+
+    `cut` is set when a divergence stopped the run: then `terminal` was never reached (it is
+    `unknown`), and graders decide only what every allowed completion agrees on.
+    """
 
     events: tuple[Event, ...]
     terminal: Terminal
+    cut: CutShort | None = None
 
     def of_type(self, kind: type[E]) -> Iterator[E]:
         """The events of one class, in order."""

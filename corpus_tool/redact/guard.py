@@ -3,6 +3,8 @@
 Every parsed file (trace, expected, waiver, corpus.yaml) and its comments are scanned; a hit is a
 finding `redaction.<detector>` at its file, line and JSON path, unless a redaction waiver allows
 its keyed fingerprint. Messages never show the value itself: CI logs are as public as the repo.
+A trace under another key than the one corpus.yaml names is `redaction.old_key`; a whole corpus
+whose cases carry several keys, naming none, is `redaction.split_key` (see `rotation`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,12 @@ from corpus_tool.findings import Finding
 from corpus_tool.redact.allowlist import AllowList, fingerprint
 from corpus_tool.redact.comments import yaml_comments
 from corpus_tool.redact.keys import RedactionKey, key_env, load_key
+from corpus_tool.redact.rotation import (
+    configured_key_id,
+    old_key_message,
+    split_message,
+    trace_key_id,
+)
 from corpus_tool.redact.scanner import RawHit, Walk
 
 Show = Callable[[Path], str]
@@ -45,9 +53,38 @@ class Guard:
         self._allow = allow
         self._setup = setup
         self.problems: list[Finding] = list(setup.problems)
+        self._key_ids: dict[str, list[str]] = {}  # key id -> the cases whose trace carries it
 
     def inspect(self, doc: Scanned) -> list[Finding]:
-        """Findings for every unredacted value in a parsed file and its comments."""
+        """Findings for every unredacted value in a parsed file and its comments, and for a
+        trace under another key than the current one."""
+        return self._values(doc) + self._old_key(doc)
+
+    def split(self) -> list[Finding]:
+        """A corpus whose cases carry several key ids and whose corpus.yaml names none
+        (meaningful after a whole-corpus scan)."""
+        if self._setup.current_key_id is not None or len(self._key_ids) < 2:
+            return []
+        path = self._setup.config_path
+        line = yaml_lines.line_at(path.read_bytes(), ("redaction",)) if path.is_file() else None
+        message = split_message(self._key_ids)
+        where = self._setup.show(path)
+        return [Finding(where, line, "$.redaction", "redaction.split_key", message)]
+
+    def _old_key(self, doc: Scanned) -> list[Finding]:
+        key_id = trace_key_id(doc.data) if doc.path.name == "trace.yaml" else None
+        if key_id is None:
+            return []
+        self._key_ids.setdefault(key_id, []).append(doc.path.parent.name)
+        current = self._setup.current_key_id
+        if current is None or key_id == current:
+            return []
+        line = doc.line(("redaction", "key_id"))
+        message = old_key_message(key_id, current)
+        where = self._setup.show(doc.path)
+        return [Finding(where, line, "$.redaction.key_id", "redaction.old_key", message)]
+
+    def _values(self, doc: Scanned) -> list[Finding]:
         walk = Walk(None, self._setup.drop_keys)
         walk.value(doc.data)
         found = [self._finding(doc.path, doc.line(h.path), h) for h in walk.hits]
@@ -81,10 +118,12 @@ class Guard:
 class _Setup:
     """What a guard needs from its corpus: drop keys, key name, waiver locations, problems."""
 
-    def __init__(self, config: Mapping[str, Any], show: Show):
+    def __init__(self, config: Mapping[str, Any], show: Show, config_path: Path):
         section = config.get("redaction") if isinstance(config.get("redaction"), Mapping) else {}
         self.drop_keys = [str(k) for k in (section or {}).get("drop_keys") or []]
         self.env = key_env(config)
+        self.current_key_id = configured_key_id(config)
+        self.config_path = config_path
         self.show = show
         self.problems: list[Finding] = []
         self.waivers: list[_Waiver] = []
@@ -114,7 +153,7 @@ def open_guard(
     show: Show,
 ) -> Guard:
     """A guard for the corpus at root: its key if there is one, its redaction waivers."""
-    setup = _Setup(config, show)
+    setup = _Setup(config, show, root / CONFIG_NAME)
     key = _key(root, config, environ, setup)
     setup.waivers = _waivers(waiver_paths)
     waivers = [w.data for w in setup.waivers]

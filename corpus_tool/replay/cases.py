@@ -11,12 +11,13 @@ from typing import Any
 from corpus_tool import files, schema
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
-from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, CheckResult
+from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, NOT_REACHED, CheckResult
 from corpus_tool.model.expected import Expect, Expected
 from corpus_tool.model.trace import Trace, Trajectory
 from corpus_tool.replay.divergence import Divergence
-from corpus_tool.replay.engine import CaseSpec, Replay
+from corpus_tool.replay.engine import CaseSpec, Replay, cut_short
 from corpus_tool.replay.matching import ignored_fields
+from corpus_tool.replay.requests import SHARED, RequestNote
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
 
@@ -43,6 +44,7 @@ class CaseResult:
     error: str | None = None
     reason: str | None = None
     extra_failures: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[RequestNote, ...] = ()
     output: str = ""  # what the agent printed while the case ran (its worker's fds 1 and 2)
     stack: tuple[str, ...] = ()  # where the worker was stuck, when it ran past its time limit
     trajectory: Trajectory | None = None
@@ -50,9 +52,17 @@ class CaseResult:
 
     @property
     def failed_checks(self) -> list[str]:
-        """Names of failing checks; replay.divergence / replay.determinism included."""
-        names = [c.name for c in self.checks if not c.passed]
+        """Names of failing checks; replay.divergence / replay.determinism included.
+
+        A check the run never reached (it stopped at a divergence first) is not among them.
+        """
+        names = [c.name for c in self.checks if c.failed]
         return [*self.extra_failures, *names]
+
+    @property
+    def not_reached(self) -> list[str]:
+        """Names of checks left undecided because a divergence stopped the run."""
+        return [c.name for c in self.checks if c.outcome == NOT_REACHED]
 
     @property
     def counts_as_failure(self) -> bool:
@@ -104,7 +114,10 @@ def case_spec(corpus: Corpus, loaded: LoadedCase, mode: str | None) -> CaseSpec:
     """What a worker needs to replay the case: its files, the mode, the ignored fields."""
     chosen = mode_of(corpus, loaded.expected, mode)
     ignored = ignored_fields(corpus.setting("replay", "ignore_request_fields"))
-    return CaseSpec(loaded.trace, loaded.expected, chosen, ignored)
+    fields = loaded.expected.request_fields or corpus.setting(
+        "replay", "request_fields", default=SHARED
+    )
+    return CaseSpec(loaded.trace, loaded.expected, chosen, ignored, str(fields))
 
 
 @dataclass(frozen=True)
@@ -134,9 +147,10 @@ def judge_case(
         )
     exp = loaded.expected
     started = time.perf_counter()
-    first = ran.runs[0]
-    checks = tuple(grader(exp.expect, Trajectory(first.events, first.terminal), corpus.config))
-    result = _judge(base, exp, ran.runs, checks, ran.duration_ms + _since(started))
+    # where a divergence stopped the run is worked out here, from this process's own files
+    first = replace(ran.runs[0], cut=cut_short(spec, ran.runs[0].events, ran.runs[0].divergence))
+    checks = tuple(grader(exp.expect, first.trajectory, corpus.config))
+    result = _judge(base, exp, [first, *ran.runs[1:]], checks, ran.duration_ms + _since(started))
     return replace(result, output=ran.output, stack=ran.stack)
 
 
@@ -152,7 +166,7 @@ def _judge(
     extra = [DIVERGENCE_CHECK] if first.divergence else []
     if any(_fingerprint(r) != _fingerprint(first) for r in runs[1:]):
         extra.append(DETERMINISM_CHECK)
-    failed = bool(extra) or not all(c.passed for c in checks)
+    failed = bool(extra) or any(c.failed for c in checks)
     verdict = "known_unknown" if expected.status == "known_unknown" else None
     verdict = verdict or ("failed" if failed else "passed")
     return CaseResult(
@@ -165,7 +179,8 @@ def _judge(
         unused=tuple(c.seq for c in first.unused),
         extra_failures=tuple(extra),
         reason=_reason(expected, verdict, failed),
-        trajectory=Trajectory(first.events, first.terminal),
+        notes=first.notes,
+        trajectory=first.trajectory,
     )
 
 

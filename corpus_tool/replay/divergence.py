@@ -36,6 +36,9 @@ class Divergence:
     actual: Any = None
     candidate: dict[str, Any] | None = None
     diff: tuple[FieldDiff, ...] = field(default_factory=tuple)
+    stopped: bool = True
+    """The run stopped here (raised inside the agent); False for what is found at the end:
+    recorded calls left unused, another ending."""
 
     def as_dict(self) -> dict[str, Any]:
         """The stable JSON form used in results documents."""
@@ -47,6 +50,7 @@ class Divergence:
             "actual": self.actual,
             "candidate": self.candidate,
             "diff": [d.data() for d in self.diff],
+            "stopped": self.stopped,
         }
 
     def lines(self) -> list[str]:

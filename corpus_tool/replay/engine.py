@@ -6,15 +6,17 @@ import copy
 import hashlib
 import random
 import traceback
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from corpus_tool.model.cut import CutShort
 from corpus_tool.model.events import Event, ToolCallEvent
 from corpus_tool.model.expected import Expected
-from corpus_tool.model.trace import Terminal, Trace
+from corpus_tool.model.trace import Terminal, Trace, Trajectory
 from corpus_tool.model.values import parse_time
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.lenient import LenientSource
@@ -23,6 +25,7 @@ from corpus_tool.replay.matching import RecordedCall
 from corpus_tool.replay.network import NetworkBlocked, no_network
 from corpus_tool.replay.plain import plain
 from corpus_tool.replay.recording import Recording, Script
+from corpus_tool.replay.requests import SHARED, RequestNote
 from corpus_tool.replay.runtime import MAX_EVENTS, EventLimit, FrozenClock, Runtime
 from corpus_tool.replay.sequence import sequence_diff
 from corpus_tool.replay.stdio import agent_stdout, described
@@ -37,12 +40,14 @@ class AgentContractError(Exception):
 
 @dataclass(frozen=True)
 class CaseSpec:
-    """What replaying a case needs: its trace and expectations, the mode, the ignored fields."""
+    """What replaying a case needs: its trace and expectations, the mode, the ignored request
+    fields, and which request fields strict mode compares (`shared` or `all`)."""
 
     trace: Trace
     expected: Expected
     mode: str
     ignored: Sequence[str] = ()
+    request_fields: str = SHARED
 
 
 @dataclass(frozen=True)
@@ -54,13 +59,21 @@ class Replay:
     divergence: Divergence | None
     unused: tuple[RecordedCall, ...] = field(default_factory=tuple)
     sequence_diff: tuple[str, ...] = field(default_factory=tuple)
+    notes: tuple[RequestNote, ...] = field(default_factory=tuple)
+    cut: CutShort | None = None
+    """Set when a divergence stopped the run: what the recording could still have answered."""
+
+    @property
+    def trajectory(self) -> Trajectory:
+        """The run as graders see it (the call a divergence stopped included)."""
+        return Trajectory(self.events, self.terminal, self.cut)
 
 
 def source_for(spec: CaseSpec) -> StrictSource | LenientSource:
     """The strict or lenient source over the case's recording and script."""
     recording, script = Recording.of(spec.trace), Script.of(spec.expected)
     if spec.mode == "strict":
-        return StrictSource(recording, script, spec.ignored)
+        return StrictSource(recording, script, spec.ignored, spec.request_fields)
     return LenientSource(recording, script, spec.ignored)
 
 
@@ -74,13 +87,38 @@ def replay(agent: Agent, spec: CaseSpec) -> Replay:
     divergence = _network(attempts.targets, len(rt.events) + 1) if attempts.targets else None
     if divergence is None and rt.divergences:
         divergence = rt.divergences[0]
+    events = tuple(rt.events)
+    cut = cut_short(spec, events, divergence)
     unused = tuple(source.unused())
     if divergence is None and spec.mode == "strict":
         divergence = _unused(unused, len(rt.events) + 1) or _ending(spec, rt.events, terminal)
-    stopped = f"{rt.divergences[0].kind} divergence" if rt.divergences else None
-    events = tuple(rt.events)
+    stopped = f"{cut.kind} divergence" if cut is not None else None
     diff = sequence_diff(spec.trace, events, terminal, stopped) if divergence is not None else []
-    return Replay(events, terminal, divergence, unused, tuple(diff))
+    return Replay(events, terminal, divergence, unused, tuple(diff), source.notes(), cut)
+
+
+def cut_short(spec: CaseSpec, events: Sequence[Event], at: Divergence | None) -> CutShort | None:
+    """What the recording could still answer after the divergence that stopped the run (None
+    when none stopped it).
+
+    Strict: each recorded call answers once, so a tool has its recorded calls less the run's
+    (the stopped call included); lenient answers a recorded read again; stubs answer any call.
+    Computed from the case's own files and the run's events, so the grading process can work it
+    out itself for a run a worker sent.
+    """
+    if at is None or not at.stopped:
+        return None
+    made = Counter(e.tool for e in events if isinstance(e, ToolCallEvent))
+    recorded = spec.trace.tool_calls
+    left: dict[str, int | None] = {}
+    for tool, count in Counter(c.tool for c in recorded).items():
+        left[tool] = max(0, count - made[tool]) if spec.mode == "strict" else None
+    left.update({tool: None for tool in spec.expected.stubs})
+    hosts: dict[str, set[str]] = {}
+    for call in recorded:
+        if call.egress:
+            hosts.setdefault(call.tool, set()).add(call.egress)
+    return CutShort(at.kind, at.step, left, {t: tuple(sorted(h)) for t, h in hosts.items()})
 
 
 def run_agent(agent: Agent, case_input: dict[str, Any], rt: Runtime) -> Terminal:
@@ -197,9 +235,11 @@ def _unused(unused: Sequence[RecordedCall], step: int) -> Divergence | None:
     return Divergence(
         "UnusedRecording",
         step,
-        f"{len(unused)} recorded call(s) left unused: {names} (strict mode uses every one)",
+        f"the run ended with {len(unused)} recorded call(s) left unused: {names} "
+        "(strict mode uses every one)",
         expected=[c.seq for c in unused],
         candidate=candidate,
+        stopped=False,
     )
 
 
@@ -221,17 +261,21 @@ def _ending(spec: CaseSpec, events: Sequence[Event], terminal: Terminal) -> Dive
         return Divergence(
             "TerminalState",
             step,
-            f"the run ended {terminal.status}; the recording ended {recorded.status}",
+            f"the run finished with status {terminal.status}; the recording ended "
+            f"{recorded.status} on the same path (if the fix changes the ending on purpose, "
+            f"set expect.terminal.status: {terminal.status})",
             recorded.status,
             terminal.status,
+            stopped=False,
         )
     if _text(recorded.output) != _text(terminal.output):
         return Divergence(
             "SemanticOutput",
             step,
-            "the final output differs from the recorded one on the same path",
+            "the run finished with another output than the recorded one on the same path",
             recorded.output,
             terminal.output,
+            stopped=False,
         )
     return None
 

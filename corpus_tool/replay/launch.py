@@ -30,7 +30,7 @@ def launch_for(
     if not spec:
         raise UsageError(
             f"{corpus.config_path}: no agent.entrypoint; set it to module:callable "
-            "(see docs/replay.md, writing an entrypoint)"
+            "(see `corpus replay --help`, the agent)"
         )
     root = corpus.root.resolve()
     setup = WorkerSetup(str(spec), root, dict(corpus.config), protected(root), Path(), Path())

@@ -37,7 +37,7 @@ def entrypoint(corpus: Corpus) -> Iterator[Agent]:
     if not spec:
         raise UsageError(
             f"{corpus.config_path}: no agent.entrypoint; set it to module:callable "
-            "(see docs/replay.md, writing an entrypoint)"
+            "(see `corpus replay --help`, the agent)"
         )
     with imported(corpus, str(spec), "agent.entrypoint") as agent:
         yield agent

@@ -75,18 +75,6 @@ def nearest_tool(
     return best
 
 
-def nearest_model(
-    candidates: Iterable[ModelCallEvent], request: Any, ignored: Sequence[str]
-) -> tuple[ModelCallEvent | None, list[FieldDiff]]:
-    """The recorded model call whose (normalized) request differs least from `request`."""
-    best: tuple[ModelCallEvent | None, list[FieldDiff]] = (None, [])
-    for event in candidates:
-        found = diff(request_doc(event.request, ignored), request)
-        if best[0] is None or len(found) < len(best[1]):
-            best = (event, found)
-    return best
-
-
 def candidate_summary(event: RecordedCall) -> dict[str, Any]:
     """What a divergence shows of a recorded call: seq, type, tool and arguments, or model."""
     if isinstance(event, ToolCallEvent):

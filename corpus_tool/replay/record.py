@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool import files
+from corpus_tool.errors import UsageError
 from corpus_tool.model.events import ModelRequest
 from corpus_tool.model.values import ErrorInfo, ModelResponse
 from corpus_tool.replay.engine import run_agent
@@ -31,8 +32,22 @@ from corpus_tool.replay.runtime import (
 )
 
 ModelFn = Callable[..., ModelResponse]
+"""The model callable record mode wraps: `model(messages, *, tools=..., model=..., temperature=...,
+**params) -> ModelResponse`. It gets the keyword arguments the agent passed to `rt.model`
+(those it left out are left out), and returns the answer the agent then gets."""
 ToolFn = Callable[[dict[str, Any]], Any]
+"""A tool callable record mode wraps: `tool(arguments) -> result`. An exception it raises is
+recorded as the call's error (a `ToolError` keeps its type) and reaches the agent as ToolError."""
 Timer = Callable[[str], float]
+
+
+class NoModelId(BaseException):
+    """A model call without a model id: the recording would be incomplete. A BaseException,
+    so the agent's `except Exception` cannot carry on past it; `record` turns it into an error."""
+
+    def __init__(self, step: int):
+        super().__init__(f"model call at step {step} names no model id")
+        self.step = step
 
 
 class LiveSource:
@@ -46,8 +61,12 @@ class LiveSource:
         timer: Timer | None,
     ):
         self._model, self._tools, self._egress, self._timer = model, tools, egress, timer
+        self.unnamed: int | None = None  # the first model call without a model id
 
     def model(self, request: ModelRequest, model: str | None, step: int) -> ModelAnswer:
+        if model is None:  # refused before the real model is paid for
+            self.unnamed = step
+            raise NoModelId(step)
         body = request.to_doc()
         kwargs: dict[str, Any] = dict(body.get("params") or {})
         for key in ("tools", "temperature"):
@@ -100,13 +119,23 @@ def record(
     timer: Timer | None = None,
     out: Path | None = None,
 ) -> dict[str, Any]:
-    """Run `agent` against real callables and return (and write to `out`) a native incident."""
+    """Run `agent` against real callables and return (and write to `out`) a native incident.
+
+    Every model call must name its model (`rt.model(..., model="...")`): a recording without
+    model ids is refused with a UsageError, and nothing is written.
+    """
     start = meta.started_at or datetime.now(timezone.utc)
     clock: Clock = FrozenClock(start) if meta.started_at is not None else SystemClock()
     seed = meta.seed if meta.seed is not None else random.SystemRandom().randrange(2**31)
     source = LiveSource(model, tools, egress or {}, timer)
     rt = Runtime(source, clock, random.Random(seed))
     terminal = run_agent(agent, copy.deepcopy(dict(case_input)), rt)
+    if source.unnamed is not None:
+        raise UsageError(
+            f"record: the agent's model call at step {source.unnamed} names no model id, and an "
+            "incident without one is incomplete (corpus add refuses it); pass it where the agent "
+            'asks the model: rt.model(messages, ..., model="<model id>")'
+        )
     doc = incident(meta, start, seed, case_input, rt.events, terminal)
     if out is not None:
         files.atomic_write(out, files.json_text(doc))

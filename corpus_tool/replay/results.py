@@ -10,7 +10,10 @@ from xml.etree import ElementTree
 
 from corpus_tool import files
 from corpus_tool.corpus import Corpus
+from corpus_tool.model.checks import NOT_REACHED
+from corpus_tool.model.diff import FieldDiff
 from corpus_tool.model.trace import Trajectory
+from corpus_tool.model.values import ABSENT
 from corpus_tool.replay.cases import VERDICTS, CaseResult
 from corpus_tool.version import __version__
 
@@ -35,10 +38,12 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "mode": result.mode,
         "duration_ms": result.duration_ms,
         "failed_checks": result.failed_checks,
+        "not_reached": result.not_reached,
         "checks": [c.to_dict() for c in result.checks],
         "divergence": result.divergence.as_dict() if result.divergence else None,
         "sequence_diff": list(result.sequence_diff),
         "unused": list(result.unused),
+        "notes": [n.as_dict() for n in result.notes],
         "error": result.error,
         "reason": result.reason,
         "output": result.output,
@@ -107,6 +112,11 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
         time=f"{result.duration_ms / 1000:.3f}",
     )
     body = "\n".join(detail_lines(result))
+    if result.not_reached:  # distinct from failures: the run stopped before these
+        props = ElementTree.SubElement(case, "properties")
+        ElementTree.SubElement(
+            props, "property", name="not_reached", value=" ".join(result.not_reached)
+        )
     if result.verdict == "failed":
         ElementTree.SubElement(case, "failure", message=headline(result)).text = body
     elif result.verdict == "error":
@@ -124,56 +134,81 @@ def headline(result: CaseResult) -> str:
         return f"{label}  {result.error}"
     if result.verdict == "skipped":
         return f"{label}  ({result.reason})"
-    why = ""
-    if result.divergence:
-        why = f"{result.divergence.kind} at step {result.divergence.step}"
-    failed = [c for c in result.failed_checks if not c.startswith("replay.")]
-    if failed:
-        why = ", ".join(filter(None, [why, "failed: " + ", ".join(failed)]))
-    if "replay.determinism" in result.failed_checks:
-        why = ", ".join(filter(None, [why, "nondeterministic across --repeat"]))
+    why = reason(result)
     extra = "  (known_unknown: never counted)" if result.verdict == "known_unknown" else ""
     # no timing here: the text report of an unchanged corpus is the same on every run, with
     # any number of workers (durations are in --results and the JUnit file)
     return f"{label}  [{result.mode}]{'  ' + why if why else ''}{extra}"
 
 
-def detail_lines(result: CaseResult) -> list[str]:
-    """What a reader needs to see why a case failed or erred: divergence, checks, sequence
-    diff, where a stopped worker was stuck, and what the agent printed."""
-    lines = _failure_lines(result)
+def reason(result: CaseResult) -> str:
+    """Why a run failed, root cause first: `ToolArguments at step 5, failed: tools.args; 1 not
+    reached` (empty for a passing run)."""
+    if result.verdict == "error":
+        return f"error: {result.error}"
+    why = ""
+    if result.divergence:  # the root cause first
+        why = f"{result.divergence.kind} at step {result.divergence.step}"
+    failed = [c for c in result.failed_checks if not c.startswith("replay.")]
+    if failed:
+        why = ", ".join(filter(None, [why, "failed: " + ", ".join(failed)]))
+    if "replay.determinism" in result.failed_checks:
+        why = ", ".join(filter(None, [why, "nondeterministic across --repeat"]))
+    if result.not_reached:
+        why += f"; {len(result.not_reached)} not reached"
+    return why
+
+
+def detail_lines(result: CaseResult, verbose: bool = False) -> list[str]:
+    """What a reader needs to see why a case failed or erred: the divergence first, the checks
+    the run contradicted, the checks it never reached, the sequence diff, where a stopped worker
+    was stuck, and what the agent printed; with `verbose`, the case's notes."""
+    lines = _failure_lines(result, verbose)
     if result.verdict == "error" and result.stack:
         lines.append("where the worker was stuck (main thread, innermost call first):")
         lines.extend(f"  {line.strip()}" for line in result.stack)
     if result.output and (lines or result.verdict == "error"):
         lines.append("captured output of the agent:")
         lines.extend(f"  {line}" for line in result.output.splitlines())
+    if verbose:
+        lines.extend(f"note: {note.text()}" for note in result.notes)
     return lines
 
 
-def _failure_lines(result: CaseResult) -> list[str]:
+def _failure_lines(result: CaseResult, verbose: bool) -> list[str]:
     if result.verdict not in ("failed", "known_unknown") or not result.failed_checks:
         return []
     lines: list[str] = []
-    if result.divergence:
-        d = result.divergence
+    d = result.divergence
+    if d is not None:
         lines.append(f"divergence {d.kind} at step {d.step}: {d.message}")
         if d.candidate:
             lines.append(f"  nearest recorded candidate: {_compact(d.candidate)}")
         for item in d.diff:
-            lines.append(
-                f"    {item.path}: recorded {_compact(item.expected)}, "
-                f"replay {_compact(item.actual)}"
-            )
-    if result.divergence and any(not c.passed for c in result.checks):
-        lines.append("the run stopped at the divergence; the checks graded what it did so far:")
+            lines.append(f"    {_diff_text(item)}")
     for check in result.checks:
-        if not check.passed:
+        if check.failed:
             lines.append(f"check {check.name} failed: {check.message}")
+    if result.not_reached and d is not None:
+        lines.append(
+            f"not reached (the run stopped at step {d.step} before they could be decided): "
+            + ", ".join(result.not_reached)
+        )
+        if verbose:
+            lines.extend(
+                f"  {c.name}: {c.message}" for c in result.checks if c.outcome == NOT_REACHED
+            )
     if result.sequence_diff:
         lines.append("event sequence (- recording, + replay):")
         lines.extend(f"  {line}" for line in result.sequence_diff[2:])
     return lines
+
+
+def _diff_text(item: FieldDiff) -> str:
+    """`path: recorded X, replay Y`; a side that lacks the field says so."""
+    recorded = "absent" if item.expected is ABSENT else _compact(item.expected)
+    replay = "absent" if item.actual is ABSENT else _compact(item.actual)
+    return f"{item.path}: recorded {recorded}, replay {replay}"
 
 
 def _compact(value: Any, limit: int = 100) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol, TypeVar
 
+from corpus_tool.model.cut import DIVERGED
 from corpus_tool.model.diff import same
 from corpus_tool.model.events import Event, ModelCallEvent, ModelRequest, ToolCallEvent
 from corpus_tool.model.values import ABSENT, ErrorInfo, JSONValue, ModelResponse, ToolCall
@@ -145,7 +146,20 @@ class Runtime:
             plain(params) if params else None,
         )
         stamp = self._stamp()
-        answer = self._ask(lambda step: self._source.model(request, model, step))
+        try:
+            answer = self._ask(lambda step: self._source.model(request, model, step))
+        except DivergenceError:
+            self._attempted(
+                lambda seq, extra: ModelCallEvent(
+                    seq=seq,
+                    model=model or "unknown",
+                    request=request,
+                    response=ModelResponse(),
+                    timestamp=stamp,
+                    extra=extra,
+                )
+            )
+            raise
         seq = self._next_seq()
         timing = self._took(answer.duration_ms)
         event = ModelCallEvent(
@@ -165,7 +179,20 @@ class Runtime:
         """Call a tool; returns its result or raises ToolError(type, message)."""
         args = plain(arguments)
         stamp = self._stamp()
-        answer = self._ask(lambda step: self._source.tool(name, args, step))
+        try:
+            answer = self._ask(lambda step: self._source.tool(name, args, step))
+        except DivergenceError:
+            self._attempted(
+                lambda seq, extra: ToolCallEvent(
+                    seq=seq,
+                    tool=name,
+                    call_id=self._link(name, args),
+                    arguments=args,
+                    timestamp=stamp,
+                    extra=extra,
+                )
+            )
+            raise
         seq = self._next_seq()
         event = ToolCallEvent(
             seq=seq,
@@ -222,6 +249,15 @@ class Runtime:
         except DivergenceError as err:
             self.divergences.append(err.divergence)
             raise
+
+    def _attempted(self, build: Callable[[int, dict[str, str]], Event]) -> None:
+        """The call a divergence stopped is part of the trajectory: the agent did make it.
+
+        Its `extra` names the divergence (the one `_ask` just kept); it has no answer.
+        """
+        if len(self.events) < MAX_EVENTS:
+            kind = self.divergences[-1].kind
+            self._append(build(len(self.events) + 1, {DIVERGED: kind}))
 
     def _stamp(self) -> str:
         return self._clock.now().isoformat(timespec="milliseconds")

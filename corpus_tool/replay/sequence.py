@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from corpus_tool.files import canonical_json
+from corpus_tool.model.cut import DIVERGED
 from corpus_tool.model.events import (
     ErrorEvent,
     Event,
@@ -22,12 +23,17 @@ from corpus_tool.model.trace import Terminal, Trace
 
 def describe(event: Event) -> str:
     """One stable line for an event, without seq numbers or timestamps."""
+    if event.extra and DIVERGED in event.extra:  # the call a divergence stopped
+        if isinstance(event, ToolCallEvent):
+            return f"tool_call {event.tool}({_compact(event.arguments)}) -> not answered"
+        return f"{event.type} -> not answered"
     if isinstance(event, ModelCallEvent):
         calls = [c.name for c in event.response.tool_calls]
         said = f"asks {', '.join(calls)}" if calls else "answers"
         return f"model_call -> {said}"
     if isinstance(event, ToolCallEvent):
         outcome = f"error {event.error.type}" if event.error is not None else "result"
+        outcome = outcome if event.answered else "no answer recorded"
         return f"tool_call {event.tool}({_compact(event.arguments)}) -> {outcome}"
     if isinstance(event, ErrorEvent):
         return f"error {event.error.type}"
@@ -52,9 +58,10 @@ def sequence_diff(
     recorded = [describe(e) for e in trace.events]
     recorded.append(f"end {trace.terminal.status}")
     replayed = [describe(e) for e in events]
-    if stopped:
-        replayed.append(f"stopped by {stopped}")
-    replayed.append(f"end {terminal.status}")
+    if stopped:  # the run never reached an ending of its own
+        replayed += [f"stopped by {stopped}", "end not reached"]
+    else:
+        replayed.append(f"end {terminal.status}")
     return list(difflib.unified_diff(recorded, replayed, "recording", "replay", lineterm="", n=100))
 
 

@@ -11,34 +11,54 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+from corpus_tool.files import canonical_json
+from corpus_tool.model.diff import FieldDiff, same
 from corpus_tool.model.events import ModelCallEvent, ModelRequest, ToolCallEvent
-from corpus_tool.model.values import ModelResponse, ToolCall
+from corpus_tool.model.values import ABSENT, ModelResponse, ToolCall
 from corpus_tool.replay.divergence import Divergence, DivergenceError
-from corpus_tool.replay.matching import (
-    RecordedCall,
-    candidate_summary,
-    diff,
-    nearest_model,
-    nearest_tool,
-    request_doc,
-)
+from corpus_tool.replay.matching import RecordedCall, candidate_summary, diff, nearest_tool
 from corpus_tool.replay.recording import Recording, Script
+from corpus_tool.replay.requests import SHARED, OneSided, RequestNote, nearest_model
 from corpus_tool.replay.runtime import ModelAnswer, ToolAnswer
 
 
 class Source:
     """A replay source's shared state: the recording, the script, what has been used."""
 
-    def __init__(self, recording: Recording, script: Script, ignored: Sequence[str] = ()):
+    def __init__(
+        self,
+        recording: Recording,
+        script: Script,
+        ignored: Sequence[str] = (),
+        fields: str = SHARED,
+    ):
         self.recording = recording
         self._stubs = script.stubs
         self._continuation = deque(script.continuation)
         self._ignored = ignored
+        self._fields = fields  # replay.request_fields: shared | all
         self._used: set[int] = set()  # id() of the recorded calls consumed
+        self._one_sided: dict[tuple[str, str], tuple[list[int], object]] = {}
 
     def unused(self) -> list[RecordedCall]:
         """Recorded calls the replay never consumed, in recorded order."""
         return [c for c in self.recording.calls if not self._was_used(c)]
+
+    def stubbed(self, tool: str) -> bool:
+        """Whether expected.yaml's stubs answer calls of `tool`."""
+        return tool in self._stubs
+
+    def notes(self) -> tuple[RequestNote, ...]:
+        """Request fields one side carried, each with the steps where it did (sorted)."""
+        return tuple(
+            RequestNote(path, side, tuple(steps), value)
+            for (path, side), (steps, value) in sorted(self._one_sided.items())
+        )
+
+    def _note(self, one_sided: Sequence[OneSided], step: int) -> None:
+        for item in one_sided:
+            steps, _ = self._one_sided.setdefault((item.path, item.carried_by), ([], item.value))
+            steps.append(step)
 
     def _was_used(self, call: RecordedCall) -> bool:
         return id(call) in self._used
@@ -84,8 +104,7 @@ class Source:
                 name,
                 arguments,
                 step,
-                f"{why}, the recording calls it {count} time(s), "
-                "and expected.yaml has no stub for it",
+                f"{why} and expected.yaml has no stub for {name}",
                 {"calls": count},
             )
         key = arguments.get("idempotency_key")
@@ -105,7 +124,7 @@ class Source:
             Divergence(
                 "ToolCallCount",
                 step,
-                f"an extra call of {name}: {why}",
+                f"{self._count(name, arguments)}; {why}",
                 expected=expected,
                 actual={"tool": name, "arguments": arguments},
                 candidate=candidate_summary(near) if near else None,
@@ -113,10 +132,28 @@ class Source:
             )
         )
 
+    def _count(self, name: str, arguments: dict[str, Any]) -> str:
+        """`a second call of X (a repeat of seq 2); the recording has one`."""
+        recorded = self.recording.tools_named(name)
+        if not recorded:
+            return f"an extra call of {name}: the recording never calls it"
+        used = [c for c in recorded if self._was_used(c)]
+        if not used:
+            return f"{name} called before its turn: the recording calls it at seq {recorded[0].seq}"
+        twin = next((c for c in used if same(dict(c.arguments), arguments)), None)
+        repeat = f" (a repeat of seq {twin.seq}, same arguments)" if twin is not None else ""
+        return (
+            f"{_nth_call(len(used) + 1, name)}{repeat}; the recording has {_number(len(recorded))}"
+        )
+
+    def _exhausted(self, name: str) -> bool:
+        """The recording calls `name`, and every one of those calls is used: a call too many."""
+        recorded = self.recording.tools_named(name)
+        return bool(recorded) and all(self._was_used(c) for c in recorded)
+
     def _extra_model(self, request: ModelRequest, step: int) -> DivergenceError:
         models = self.recording.models
-        actual = request_doc(request, self._ignored)
-        near, found = nearest_model(models, actual, self._ignored)
+        near, found = nearest_model(models, request, self._ignored, self._fields)
         return DivergenceError(
             Divergence(
                 "ModelRequest",
@@ -124,7 +161,7 @@ class Source:
                 f"an extra model call: the recording holds {len(models)} and expected.yaml's "
                 "continuation has no answer left",
                 expected={"model_calls": len(models)},
-                actual={"fields": sorted(actual)},
+                actual={"fields": sorted(request.to_doc())},
                 candidate=candidate_summary(near) if near else None,
                 diff=tuple(found),
             )
@@ -145,7 +182,8 @@ def tool_divergence(
     if kind == "ToolName":
         message = f"the agent called {name}; the recording calls {recorded.tool} ({where})"
     else:
-        message = f"{name} called with other arguments than recorded ({where})"
+        changed = ", ".join(_changed(d) for d in found[:3]) + (", ..." if len(found) > 3 else "")
+        message = f"{name} called with other arguments than recorded ({where}): {changed}"
     return DivergenceError(
         Divergence(kind, step, message, expected, actual, candidate_summary(recorded), tuple(found))
     )
@@ -165,3 +203,31 @@ def _lost_answer(event: ToolCallEvent, arguments: dict[str, Any], step: int) -> 
             candidate=candidate_summary(event),
         )
     )
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
+_NUMBERS = ("none", "one", "two", "three", "four", "five")
+
+
+def _nth_call(n: int, name: str) -> str:
+    """`a second call of X`, or `call 7 of X` past the words."""
+    return f"a {_ORDINALS[n - 1]} call of {name}" if n <= len(_ORDINALS) else f"call {n} of {name}"
+
+
+def _number(n: int) -> str:
+    return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)
+
+
+def _changed(item: FieldDiff) -> str:
+    """`address "12 ELM ST" (recorded "12 Elm St")`, the way a reader names a changed value."""
+    name = item.path.removeprefix("$.arguments.").removeprefix("$.")
+    if item.actual is ABSENT:
+        return f"{name} left out (recorded {_shown(item.expected)})"
+    if item.expected is ABSENT:
+        return f"{name} {_shown(item.actual)} added"
+    return f"{name} {_shown(item.actual)} (recorded {_shown(item.expected)})"
+
+
+def _shown(value: Any) -> str:
+    text = canonical_json(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -8,7 +8,8 @@ from typing import Any
 from corpus_tool.model.diff import FieldDiff, same
 from corpus_tool.model.events import ModelCallEvent, ModelRequest, ToolCallEvent
 from corpus_tool.replay.divergence import Divergence, DivergenceError
-from corpus_tool.replay.matching import candidate_summary, diff, nearest_model, request_doc
+from corpus_tool.replay.matching import candidate_summary
+from corpus_tool.replay.requests import compare, field_name, fix, nearest_model
 from corpus_tool.replay.runtime import ModelAnswer, ToolAnswer
 from corpus_tool.replay.sources import Source, tool_divergence
 
@@ -24,7 +25,7 @@ class StrictSource(Source):
             return self._continue(request, model, step)
         if isinstance(recorded, ToolCallEvent):
             raise _skipped(recorded, step, "the agent asked the model instead")
-        found = self._request_diff(recorded, request, model)
+        found = self._request_diff(recorded, request, model, step)
         if found:
             raise self._request_divergence(recorded, request, model, found, step)
         self._cursor += 1
@@ -34,15 +35,20 @@ class StrictSource(Source):
         recorded = self._next()
         if recorded is None:
             return self._stub(name, arguments, step, "the recording has no calls left")
-        if isinstance(recorded, ModelCallEvent):
-            count = len(self.recording.tools_named(name))
+        if isinstance(recorded, ModelCallEvent) or (
+            recorded.tool != name and self._exhausted(name)
+        ):
+            here = (
+                "asks the model"
+                if isinstance(recorded, ModelCallEvent)
+                else f"calls {recorded.tool}"
+            )
             raise self._extra_call(
                 name,
                 arguments,
                 step,
-                f"the recording asks the model here (seq {recorded.seq}) "
-                f"and calls {name} {count} time(s) in all",
-                {"seq": recorded.seq, "type": "model_call"},
+                f"the recording {here} at this step (seq {recorded.seq})",
+                {"seq": recorded.seq, "type": recorded.type},
             )
         if recorded.tool != name:
             raise self._out_of_order(
@@ -58,11 +64,20 @@ class StrictSource(Source):
         return calls[self._cursor] if self._cursor < len(calls) else None
 
     def _request_diff(
-        self, recorded: ModelCallEvent, request: ModelRequest, model: str | None
+        self,
+        recorded: ModelCallEvent,
+        request: ModelRequest,
+        model: str | None,
+        step: int | None = None,
     ) -> list[FieldDiff]:
-        expected = request_doc(recorded.request, self._ignored)
-        found = diff(expected, request_doc(request, self._ignored), "$.request")
-        if model is not None and model != recorded.model:
+        """What differs, as strict counts it; with a step, one-sided fields become notes."""
+        compared = compare(
+            recorded.request, request, self._ignored, self._fields, unrecorded=recorded.missing
+        )
+        if step is not None:
+            self._note(compared.one_sided, step)
+        found = list(compared.diff)
+        if model is not None and recorded.model is not None and model not in _model_ids(recorded):
             found.insert(0, FieldDiff("$.model", recorded.model, model))
         return found
 
@@ -74,8 +89,7 @@ class StrictSource(Source):
         found: list[FieldDiff],
         step: int,
     ) -> DivergenceError:
-        actual = request_doc(request, self._ignored)
-        near, _ = nearest_model(self.recording.models, actual, self._ignored)
+        near, _ = nearest_model(self.recording.models, request, self._ignored, self._fields)
         if (
             near is not None
             and near is not recorded
@@ -84,12 +98,14 @@ class StrictSource(Source):
             note = f"; it equals the recorded request at seq {near.seq} (out of order)"
         else:
             note, near = "", recorded
+        names = [field_name(d, recorded.request) for d in found[:3]]
+        more = f" and {len(found) - 3} more field(s)" if len(found) > 3 else ""
         return DivergenceError(
             Divergence(
                 "ModelRequest",
                 step,
                 f"the model request differs from the recorded one at seq {recorded.seq} "
-                f"in {len(found)} field(s){note}",
+                f"in {', '.join(names)}{more}{note}; {fix(found)}",
                 expected={"seq": recorded.seq},
                 actual={"fields": [d.path for d in found]},
                 candidate=candidate_summary(near),
@@ -114,6 +130,14 @@ class StrictSource(Source):
         note = f"; {name} with these arguments is recorded later, at seq {later[0].seq} "
         note += "(a changed order: lenient mode tolerates it)"
         return DivergenceError(replace(d, message=d.message + note))
+
+
+def _model_ids(recorded: ModelCallEvent) -> tuple[str | None, ...]:
+    """The ids an agent may name for a recorded call: the model that answered, and the one
+    asked for where the recorder kept both (OTel GenAI: `gpt-4.1-mini` answered by
+    `gpt-4.1-mini-2025-04-14`; frameworks name the model the way it was asked for)."""
+    asked = (recorded.extra or {}).get("requested_model")
+    return (recorded.model, asked) if isinstance(asked, str) else (recorded.model,)
 
 
 def _skipped(recorded: ToolCallEvent, step: int, instead: str) -> DivergenceError:

@@ -40,6 +40,7 @@ from corpus_tool.model.trace import Terminal
 from corpus_tool.model.values import ABSENT
 from corpus_tool.replay.divergence import KINDS, Divergence
 from corpus_tool.replay.engine import STATUSES, CaseSpec, Replay
+from corpus_tool.replay.requests import AGENT, RECORDING, RequestNote
 
 HEADER = struct.Struct(">Q")
 MAX_REPLY_BYTES = 256 * 1024 * 1024
@@ -172,6 +173,7 @@ def replay_dict(run: Replay) -> dict[str, Any]:
         "divergence": run.divergence.as_dict() if run.divergence else None,
         "unused": [call.to_doc() for call in run.unused],
         "sequence_diff": list(run.sequence_diff),
+        "notes": [_note_dict(note) for note in run.notes],
     }
 
 
@@ -183,7 +185,22 @@ def replay_from(data: Any) -> Replay:
     unused = tuple(_recorded(doc) for doc in _list_of(data.get("unused"), dict, "unused"))
     diff = tuple(_list_of(data.get("sequence_diff"), str, "sequence_diff"))
     divergence = _divergence(data.get("divergence"))
-    return Replay(events, _terminal(data.get("terminal")), divergence, unused, diff)
+    notes = tuple(_note(doc) for doc in _list_of(data.get("notes", []), dict, "notes"))
+    # no `cut`: the parent works out where the run stopped from its own files (cut_short)
+    return Replay(events, _terminal(data.get("terminal")), divergence, unused, diff, notes)
+
+
+def _note_dict(note: RequestNote) -> dict[str, Any]:
+    return {**note.as_dict(), "value": note.value}
+
+
+def _note(doc: dict[str, Any]) -> RequestNote:
+    steps = _list_of(doc.get("steps"), int, "note steps")
+    if not isinstance(doc.get("path"), str) or doc.get("carried_by") not in (RECORDING, AGENT):
+        raise WireError("a note has no path or no side")
+    if not all(_is_int(s) for s in steps):
+        raise WireError("a note's steps are not integers")
+    return RequestNote(doc["path"], doc["carried_by"], tuple(steps), doc.get("value"))
 
 
 def _event(doc: dict[str, Any]) -> Event:
@@ -227,6 +244,9 @@ def _divergence(data: Any) -> Divergence | None:
         FieldDiff(str(d.get("path")), d.get("expected", ABSENT), d.get("actual", ABSENT))
         for d in _list_of(data.get("diff"), dict, "divergence diff")
     )
+    stopped = data.get("stopped")
+    if not isinstance(stopped, bool):
+        raise WireError("the divergence's `stopped` is not true or false")
     return Divergence(
         data["kind"],
         data["step"],
@@ -235,6 +255,7 @@ def _divergence(data: Any) -> Divergence | None:
         data.get("actual"),
         candidate,
         diff,
+        stopped,
     )
 
 

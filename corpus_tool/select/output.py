@@ -92,6 +92,7 @@ def as_json(report: Report, out: TextIO, err: TextIO) -> None:
         },
         "reasons_for_all": [r.as_dict() for r in selection.everyone],
         "removed": [r.as_dict() for r in selection.removed],
+        "selecting_nothing": [r.as_dict() for r in selection.quiet],
         "shard": str(report.shard) if report.shard else None,
         "shards": [
             {"shard": s.number, "of": s.count, "cases": list(s.cases), "events": s.weight}
@@ -116,6 +117,8 @@ def text(report: Report, out: TextIO, err: TextIO) -> None:
             _reasons(selection, case_id, out, "      ")
     for gone in selection.removed:
         out.write(f"  removed: {_removal(gone)}\n")
+    if report.explain and not report.selected:
+        _why_nothing(report, out, "  ")
 
 
 def _removal(gone: Removed) -> str:
@@ -149,6 +152,25 @@ def _notes(report: Report, err: TextIO) -> None:
         for case_id in report.selected:
             err.write(f"{case_id}:\n")
             _reasons(report.selection, case_id, err, "    ")
+        if not report.selected:
+            _why_nothing(report, err, "")
+
+
+def _why_nothing(report: Report, out: TextIO, indent: str) -> None:
+    """An empty selection explained: each changed file and the rule that selected nothing."""
+    selection = report.selection
+    if report.shard is not None and selection.selected():
+        out.write(f"{indent}no case in shard {report.shard}; the other shards hold the rest\n")
+        return
+    if selection.selected():  # every case was filtered out by --tier
+        out.write(f"{indent}no selected case is of the tiers asked for (--tier)\n")
+        return
+    if not selection.changes:
+        out.write(f"{indent}no case selected: no file changed\n")
+        return
+    out.write(f"{indent}no case selected; why, for each changed file:\n")
+    for reason in selection.quiet:
+        out.write(f"{indent}  {reason}\n")
 
 
 def _chosen_shards(report: Report) -> list[Shard]:

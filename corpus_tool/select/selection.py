@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from corpus_tool.select.facts import ExpectedFacts, TraceFacts, trace_facts, waiver_case
@@ -120,6 +120,8 @@ class Selection:
     specific: Mapping[str, tuple[Reason, ...]] = field(default_factory=dict)
     removed: tuple[Removed, ...] = ()
     changes: tuple[Change, ...] = ()
+    quiet: tuple[Reason, ...] = ()
+    """For each changed file that selects no case, the rules that decided so, and why."""
 
     def selected(self) -> list[str]:
         """The selected ids, sorted."""
@@ -145,20 +147,51 @@ def select(
     everyone: list[Reason] = []
     specific: dict[str, list[Reason]] = {}
     gone: dict[str, list[Reason]] = {}  # cases whose files changed and that no longer exist
+    quiet: list[Reason] = []
     for change in changes:
-        for reason, target in _targets(change, layout, impact, cases, base_blob):
+        silent: list[Reason] = []
+        targets = _targets(change, layout, impact, cases, base_blob)
+        for reason, target in targets:
             if target.all:
                 everyone.append(reason)
                 continue
-            for case_id in _resolve(target, cases):
+            found = _resolve(target, cases)
+            for case_id in found:
                 specific.setdefault(case_id, []).append(reason)
-        for case_id in _vanished(change, layout, cases):
+            if not found:
+                why = _nothing(target)
+                silent.append(replace(reason, rule=f"{reason.rule}: {why}") if why else reason)
+        vanished = _vanished(change, layout, cases)
+        for case_id in vanished:
             gone.setdefault(case_id, []).append(
                 Reason(change.path, change.status, "case file", change.old_path)
             )
+        if len(silent) == len(targets):  # every rule the file meets selects nothing
+            quiet.extend(silent)
     removed = tuple(_removed(gone, layout, base_blob))
     frozen = {k: tuple(dict.fromkeys(v)) for k, v in specific.items()}
-    return Selection(cases, tuple(dict.fromkeys(everyone)), frozen, removed, changes)
+    return Selection(
+        cases,
+        tuple(dict.fromkeys(everyone)),
+        frozen,
+        removed,
+        changes,
+        tuple(dict.fromkeys(quiet)),
+    )
+
+
+def _nothing(target: Target) -> str:
+    """Why a rule's target holds no case of the head side ("" when the rule names none)."""
+    said = []
+    if target.ids:
+        said.append(f"case {', '.join(sorted(target.ids))} does not exist (any more)")
+    if target.tools:
+        said.append(f"no case calls {', '.join(sorted(target.tools))}")
+    if target.tags:
+        said.append(f"no case is tagged {', '.join(sorted(target.tags))}")
+    if target.id_globs:
+        said.append(f"no case id matches {', '.join(target.id_globs)}")
+    return "; ".join(said)
 
 
 def _vanished(change: Change, layout: Layout, cases: CaseIndex) -> set[str]:
@@ -181,6 +214,8 @@ def _targets(
             found.append((because(matched.describe()), _rule_target(matched)))
     if not found and impact.unmapped == "all":
         found.append((because("impact.unmapped: all (no rule names this file)"), Target(all=True)))
+    elif not found:
+        found.append((because("impact.unmapped: none (no rule names this file)"), Target()))
     return found
 
 

@@ -122,10 +122,18 @@ def test_add_drafts_expectations_from_the_incident(
     expected = yaml.safe_load(text)
     assert expected["trigger"] == {"error_type": "ZeroDivisionError", "seq": 4}
     assert expected["expect"]["errors"] == {"forbidden": ["ZeroDivisionError"]}
-    assert expected["expect"]["tools"] == {"allowed": ["get_sales", "search_inventory"]}
+    # what the incident did, so a missing, a new and an extra call all fail (lenient too)
+    assert expected["expect"]["tools"] == {
+        "required": ["get_sales", "search_inventory"],
+        "allowed": ["get_sales", "search_inventory"],
+        "max_calls": {"get_sales": 1, "search_inventory": 1},
+    }
     assert expected["expect"]["terminal"] == {"status": "failed"}
     assert expected["tier"] == "full"
-    assert text.count("REVIEW") >= 3, "the reviewer is told what to decide"
+    drafted = text.split("\nexpect:\n")[1].splitlines()
+    for key in ("required:", "max_calls:", "status:"):
+        line = next(x for x in drafted if x.strip().startswith(key))
+        assert "REVIEW" in line, f"the reviewer is told what to decide about {key}"
 
 
 def test_add_force_twice_changes_no_byte(corpus_dir: Path, cli: Cli) -> None:
@@ -142,8 +150,19 @@ def test_add_force_keeps_reviewed_expectations(corpus_dir: Path, cli: Cli) -> No
     assert cli("-C", corpus_dir, "add", incident, "--id", "r").code == 0
     expected = corpus_dir / "cases/r/expected.yaml"
     expected.write_text(expected.read_text().replace("owner: unassigned", "owner: payments"))
-    assert cli("-C", corpus_dir, "add", incident, "--id", "r", "--force").code == 0
+    code, out, _ = cli("-C", corpus_dir, "add", incident, "--id", "r", "--force")
+    assert code == 0
     assert "owner: payments" in expected.read_text()
+    assert f"kept the reviewed {expected} (not redrafted)" in out
+    assert "lines marked REVIEW" not in out, "a kept file is not a new draft to review"
+    code, out, _ = cli("-C", corpus_dir, "add", incident, "--id", "r", "--force", "--json")
+    assert json.loads(out)["expected"] == "kept"
+
+
+def test_add_new_case_says_its_draft_needs_review(corpus_dir: Path, cli: Cli) -> None:
+    incident = EXAMPLES / "incidents/refund-success.json"
+    code, out, _ = cli("-C", corpus_dir, "add", incident, "--id", "r", "--json")
+    assert code == 0 and json.loads(out)["expected"] == "drafted"
 
 
 def test_add_slice_keeps_seq_and_records_it(corpus_dir: Path, cli: Cli) -> None:

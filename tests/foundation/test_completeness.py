@@ -97,6 +97,12 @@ BAD = {
         "goes back",
     ),
     "no model id": (_body(_model(1, model=None)), "completeness.version", "names no model id"),
+    # what a recorder writes when it did not know the model is no model id either
+    "model unknown": (
+        _body(_model(1, model="unknown")),
+        "completeness.version",
+        "names no model id (`unknown` is not one)",
+    ),
     "no agent version": (
         _body(agent={"name": "a"}),
         "completeness.version",

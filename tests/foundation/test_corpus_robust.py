@@ -19,7 +19,7 @@ def test_validate_reports_a_directory_named_no_case_id(tmp_path: Path, cli: Cli)
     shutil.copytree(corpus / "cases/refund-success", corpus / "cases/Bad Name")
     result = cli("-C", corpus, "validate")
     assert result.code == 1
-    assert "cases/Bad Name: [case.id] invalid case id 'Bad Name'" in result.out
+    assert "cases/Bad Name:1: [case.id] invalid case id 'Bad Name'" in result.out
 
 
 def test_check_replays_the_other_cases_next_to_a_stray_directory(
@@ -57,7 +57,7 @@ def test_cases_that_is_a_file_is_a_layout_finding(command: str, tmp_path: Path, 
     (corpus / "cases").write_text("oops\n")
     result = cli("-C", corpus, command)
     assert result.code == 1, result.err
-    assert "cases: [corpus.layout] cases is not a directory" in result.out
+    assert "cases:1: [corpus.layout] cases is not a directory" in result.out
 
 
 def test_a_case_file_linked_outside_the_corpus_is_never_read(tmp_path: Path, cli: Cli) -> None:

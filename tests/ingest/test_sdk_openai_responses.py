@@ -105,8 +105,8 @@ def test_responses_run_refused_then_kept_with_allow_incomplete(
     expected = yaml.safe_load((corpus / "cases/resp/expected.yaml").read_text())
     assert expected["status"] == "known_unknown"
     assert [e.get("missing") for e in trace["events"] if e["type"] == "model_call"] == [
-        ["model"],
-        ["model"],
+        ["messages", "model"],
+        ["messages", "model"],
     ]
     capsys.readouterr()
     assert main(["-C", str(corpus), "validate"]) == 0, capsys.readouterr().out
@@ -140,12 +140,34 @@ def _agent(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
             messages.append({"role": "tool", "content": shown, "tool_call_id": call.id})
 
 
-def test_responses_case_replays_its_tool_calls_leniently(tmp_path: Path, corpus: Path) -> None:
-    """Strict replay compares each model request, and this export holds none: lenient replay
-    (model requests not compared) runs the recorded tool calls and answers."""
+@pytest.mark.parametrize("mode", ["strict", "lenient"])
+def test_responses_case_replays_against_the_script(tmp_path: Path, corpus: Path, mode: str) -> None:
+    """The export holds no model request: strict replay compares none (a note says so) and
+    still checks every tool call, its arguments and their order."""
     path, truth = _run(tmp_path)
     assert main(["-C", str(corpus), "add", str(path), "--id", "resp", "--allow-incomplete"]) == 0
-    result = replay_case(corpus / "cases/resp", _agent, mode="lenient")
+    trace = yaml.safe_load((corpus / "cases/resp/trace.yaml").read_text())
+    assert [e.get("missing") for e in trace["events"] if e["type"] == "model_call"] == [
+        ["messages", "model"],
+        ["messages", "model"],
+    ]
+    result = replay_case(corpus / "cases/resp", _agent, mode=mode)
     assert result.divergence is None, result.divergence
     ran = [e.to_doc() for e in result.events if e.type == "tool_call"]
     assert [(e["tool"], e["arguments"], e.get("result", e.get("error"))) for e in ran] == truth
+
+
+def test_responses_case_strict_replay_still_catches_a_changed_argument(
+    tmp_path: Path, corpus: Path
+) -> None:
+    path, _ = _run(tmp_path)
+    assert main(["-C", str(corpus), "add", str(path), "--id", "resp", "--allow-incomplete"]) == 0
+
+    def changed(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
+        reply = rt.model([{"role": "user", "content": case_input["user_message"]}])
+        call = reply.tool_calls[0]
+        rt.tool(call.name, {**call.arguments, "order_id": "O-0000"})
+        return {"status": "succeeded", "output": None}
+
+    result = replay_case(corpus / "cases/resp", changed, mode="strict")
+    assert result.divergence is not None and result.divergence.kind == "ToolArguments"

@@ -161,10 +161,10 @@ def test_validate_allow_list_by_fingerprint_and_stale_entries(
     assert trace_only.code == 0, trace_only.out
 
 
-def _set_key_file(config: Path, key_file: str) -> None:
+def _set_key_file(config: Path, key_file: str, **more: str) -> None:
     """Point corpus.yaml's own redaction block at a key file (a second block is a duplicate key)."""
     data = yaml.safe_load(config.read_text(encoding="utf-8"))
-    data["redaction"] = {"key_file": key_file}
+    data["redaction"] = {"key_file": key_file, **more}
     config.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
 
 
@@ -195,7 +195,12 @@ def test_keygen_output_outside_repository_only(
     config = committed / "corpus.yaml"
     _set_key_file(config, str(target))
     monkeypatch.delenv("CORPUS_REDACTION_KEY")
-    assert cli("-C", committed, "add", EXAMPLES / "incidents" / "refund-success.json").code == 0
+    incident = EXAMPLES / "incidents" / "refund-success.json"
+    new_id = RedactionKey(target.read_text().strip().encode(), "file").key_id
+    refused = cli("-C", committed, "add", incident)  # case c carries the test key
+    assert refused.code == 2 and KEY.key_id in refused.err and new_id in refused.err
+    _set_key_file(config, str(target), key_id=new_id)  # a rotation to the key file's key
+    assert cli("-C", committed, "add", incident).code == 0
 
 
 def test_forget_lists_then_removes_cases_and_their_waivers(

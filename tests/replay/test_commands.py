@@ -52,8 +52,21 @@ def test_check_results_document_is_stable_json(cli: Cli, tmp_path: Path) -> None
     }
     wrong = next(c for c in doc["cases"] if c["case"] == "refund-wrong-unit")
     assert wrong["verdict"] == "failed"
-    assert wrong["failed_checks"][0] == "replay.divergence"
+    # the run stopped at its first model call: nothing the agent did contradicts a check,
+    # and every check it could not get to is not reached rather than failed
+    assert wrong["failed_checks"] == ["replay.divergence"]
+    assert wrong["not_reached"] == [
+        "tools.required",
+        "tools.args",
+        "side_effects.count",
+        "terminal.status",
+        "output.contains",
+        "output.not_contains",
+    ]
+    outcomes = {c["name"]: c["outcome"] for c in wrong["checks"]}
+    assert outcomes["tools.max_calls"] == "passed", "0 calls, and the recording answers 1"
     assert wrong["divergence"]["kind"] == "ModelRequest"
+    assert wrong["divergence"]["stopped"] is True
     assert set(wrong) >= {"case", "verdict", "failed_checks", "divergence", "duration_ms"}
     assert doc["findings"] == []
 
@@ -77,6 +90,11 @@ def test_replay_writes_junit(cli: Cli, tmp_path: Path) -> None:
     assert code == 1
     assert 'tests="6" failures="1" errors="0" skipped="1"' in text
     assert '<failure message="FAIL  refund-wrong-unit' in text
+    assert (
+        '<property name="not_reached" value="tools.required tools.args side_effects.count '
+        'terminal.status output.contains output.not_contains" />' in text
+    )
+    assert "check tools.args failed" not in text, "not reached is no failure"
 
 
 def test_replay_mode_override_reaches_every_case(cli: Cli) -> None:

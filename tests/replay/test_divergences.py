@@ -53,11 +53,34 @@ def test_replay_changed_tool_argument_is_tool_arguments(
     ]
 
 
-def test_replay_extra_tool_call_is_tool_name(replay_case: ReplayCase, agent_code: Any) -> None:
+def test_replay_repeat_of_an_answered_call_is_tool_call_count(
+    replay_case: ReplayCase, agent_code: Any
+) -> None:
     run = replay_case("inventory-zero-stock", variants.inventory_extra_read)
     assert run.divergence is not None
+    assert run.divergence.kind == "ToolCallCount"
+    assert run.divergence.message.startswith(
+        "a second call of search_inventory (a repeat of seq 2, same arguments); "
+        "the recording has one; the recording calls notify_operator at this step (seq 4)"
+    )
+    stopped = run.events[-1]
+    assert (stopped.type, stopped.extra) == ("tool_call", {"diverged": "ToolCallCount"})
+    assert '+tool_call search_inventory("sku": "A100") -> not answered' in run.sequence_diff
+
+
+def test_replay_other_tool_than_recorded_is_tool_name(
+    replay_case: ReplayCase, agent_code: Any
+) -> None:
+    def orders_instead(case_input: dict[str, Any], rt: Any) -> Any:
+        desk = variants._desk()
+        desk.ask(case_input, rt, "inventory-v2")
+        rt.tool("place_order", {"sku": "A100", "quantity": 10})
+        return {"status": "succeeded", "output": None}
+
+    run = replay_case("inventory-zero-stock", orders_instead)
+    assert run.divergence is not None
     assert run.divergence.kind == "ToolName"
-    assert "the agent called search_inventory; the recording calls notify_operator" in (
+    assert "the agent called place_order; the recording calls notify_operator" in (
         run.divergence.message
     )
 
@@ -73,7 +96,10 @@ def test_replay_extra_call_past_the_recording_is_tool_call_count(
     run = replay_case("refund-success", one_more)
     assert run.divergence is not None
     assert run.divergence.kind == "ToolCallCount"
-    assert "an extra call of check_refund" in run.divergence.message
+    assert run.divergence.message == (
+        "an extra call of check_refund: the recording never calls it; the recording has no "
+        "calls left and expected.yaml has no stub for check_refund"
+    )
 
 
 def test_replay_skipped_tool_call_is_unused_recording(

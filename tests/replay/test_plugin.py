@@ -24,12 +24,16 @@ def _plugin() -> list[str]:
     )
 
 
-def pytest_run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def pytest_run(
+    *args: str, cwd: Path = ROOT, wide: bool = False
+) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pytest", *_plugin(), "-p", "no:cacheprovider", *args]
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     }
+    if wide:  # the short summary is cut to the terminal's width
+        env["COLUMNS"] = "240"
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -80,6 +84,31 @@ def test_plugin_unknown_corpus_case_is_a_usage_error() -> None:
     done = pytest_run("--corpus", "examples/corpus", "--corpus-case", "no-such-case", "-q")
     assert done.returncode == 4, done.stdout + done.stderr
     assert "no such case no-such-case" in done.stderr
+
+
+def test_plugin_short_summary_names_the_divergence() -> None:
+    done = pytest_run("--corpus", "examples/corpus", "-n", "2", "-q", "-rf", wide=True)
+    assert done.returncode == 1
+    summary = done.stdout.split("short test summary info", 1)[1]
+    assert (
+        "FAILED examples/corpus/corpus.yaml::refund-wrong-unit - ModelRequest at step 1; "
+        "6 not reached [strict]" in summary
+    ), summary
+
+
+def test_plugin_corpus_case_alone_finds_the_corpus_walking_up() -> None:
+    done = pytest_run("--corpus-case", "refund-success", "-q", cwd=ROOT / "examples/corpus/cases")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
+def test_plugin_corpus_case_without_any_corpus_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "test_plain.py").write_text("def test_one():\n    assert True\n", "utf-8")
+    done = pytest_run("--corpus-case", "refund-success", "-q", cwd=tmp_path)
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "--corpus-case needs --corpus DIR: no corpus.yaml in the current directory" in (
+        done.stderr
+    )
 
 
 COUNTING_AGENT = """

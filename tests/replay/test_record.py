@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -128,3 +130,77 @@ def test_record_example_incidents_are_what_the_agent_produces(tmp_path: Path) ->
         assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
         trace = yaml.safe_load((EXAMPLES / "corpus/cases" / path.stem / "trace.yaml").read_text())
         assert trace["source"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _readme_example() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("**Record mode.**", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_readme_record_example_runs_and_its_case_replays(tmp_path: Path) -> None:
+    from tests.conftest import TEST_KEY
+
+    corpus = tmp_path / "corpus"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CORPUS_REDACTION_KEY": TEST_KEY}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [sys.executable, *args], cwd=corpus, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    corpus.mkdir()
+    run("-m", "corpus_tool", "init", ".")
+    (corpus / "record_example.py").write_text(_readme_example(), encoding="utf-8")
+    config = corpus / "corpus.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            "# entrypoint: my_agent.main:run", "entrypoint: record_example:run"
+        ),
+        encoding="utf-8",
+    )
+    run("record_example.py")  # as a user runs the README's script
+    incident = json.loads((corpus / "incidents/t-42.json").read_text(encoding="utf-8"))
+    assert [e["type"] for e in incident["events"]] == ["llm_request", "tool_call", "final"]
+    assert incident["events"][0]["model"] == "gpt-4.1-2025-04-14"
+    run("-m", "corpus_tool", "add", "incidents/t-42.json", "--id", "where-is-my-order")
+    done = run("-m", "corpus_tool", "check")
+    assert "PASS  where-is-my-order" in done.stdout
+
+
+def test_record_api_is_importable_from_the_package() -> None:
+    import corpus_tool
+    from corpus_tool.replay import native_out
+    from corpus_tool.replay import record as record_module
+
+    assert corpus_tool.RecordMeta is native_out.RecordMeta
+    assert corpus_tool.ModelFn is record_module.ModelFn
+    assert corpus_tool.ToolFn is record_module.ToolFn
+    assert {"RecordMeta", "ModelFn", "ToolFn", "record"} <= set(corpus_tool.__all__)
+    assert {"RecordMeta", "ModelFn", "ToolFn"} <= set(dir(corpus_tool))
+
+
+def test_record_refuses_model_calls_without_a_model_id(tmp_path: Path) -> None:
+    from corpus_tool.errors import UsageError
+
+    asked: list[Any] = []
+
+    def unnamed(case_input: dict[str, Any], rt: Any) -> Any:
+        with contextlib.suppress(Exception):  # a catch-all cannot carry on past the refusal
+            rt.model([{"role": "user", "content": "hi"}], tools=[{"name": "lookup"}])
+        return {"status": "succeeded", "output": "hi"}
+
+    def model(messages: list[Any], **request: Any) -> ModelResponse:
+        asked.append(request)
+        return ModelResponse("hello")
+
+    out = tmp_path / "incident.json"
+    with pytest.raises(UsageError) as caught:
+        meta = RecordMeta(trace_id="t-1", agent={"name": "a", "version": "1"})
+        record(unnamed, {"user_message": "hi"}, model=model, tools={}, meta=meta, out=out)
+    assert "model call at step 1 names no model id" in str(caught.value)
+    assert 'rt.model(messages, ..., model="<model id>")' in str(caught.value)
+    assert asked == [], "the real model is not paid for a recording that is refused"
+    assert not out.exists(), "nothing is written"

@@ -20,6 +20,30 @@ def test_a_replay_survives_the_wire_as_the_engine_made_it(
         back = wire.replay_from(wire.decode_reply(payload)["replay"])
         assert (back.events, back.terminal, back.unused) == (run.events, run.terminal, run.unused)
         assert back.divergence == run.divergence and back.sequence_diff == run.sequence_diff
+        assert back.notes == run.notes
+        assert back.cut is None, "where a run stopped is the parent's to work out (cut_short)"
+
+
+def test_notes_and_a_finished_runs_divergence_survive_the_wire(
+    replay_case: ReplayCase, agent_code: Any
+) -> None:
+    def unsent_temperature(case_input: dict[str, Any], rt: Any) -> Any:
+        model = rt.model
+
+        def without(messages: Any, tools: Any = None, **params: Any) -> Any:
+            params.pop("temperature", None)
+            return model(messages, tools, **params)
+
+        rt.model = without
+        return {**agent_code.run(case_input, rt), "status": "needs_human"}
+
+    run = replay_case("refund-success", unsent_temperature)
+    assert run.divergence is not None and run.divergence.kind == "TerminalState"
+    assert [n.path for n in run.notes] == ["temperature"]
+    back = wire.replay_from(wire.decode_reply(wire.encode_reply(
+        {"kind": "replay", "replay": wire.replay_dict(run)}))["replay"])  # fmt: skip
+    assert back.notes == run.notes
+    assert back.divergence == run.divergence and back.divergence.stopped is False
 
 
 GOOD = {
@@ -42,6 +66,19 @@ GOOD = {
         {"sequence_diff": [1]},
         {"divergence": {"kind": "Nothing", "step": 1, "message": "x", "diff": []}},
         {"divergence": {"kind": "ModelRequest", "step": "1", "message": "x", "diff": []}},
+        {"divergence": {"kind": "ModelRequest", "step": 1, "message": "x", "diff": []}},
+        {
+            "divergence": {
+                "kind": "ModelRequest",
+                "step": 1,
+                "message": "x",
+                "diff": [],
+                "stopped": "yes",
+            }
+        },
+        {"notes": [{"path": "temperature", "carried_by": "nobody", "steps": [1]}]},
+        {"notes": [{"path": "temperature", "carried_by": "agent", "steps": ["1"]}]},
+        {"notes": "temperature"},
     ],
 )
 def test_a_malformed_replay_is_refused(change: dict[str, Any]) -> None:

@@ -186,3 +186,38 @@ def test_affected_json_lists_every_case_reasons_once(repo: GitCorpus) -> None:
     assert len(data["reasons"]["stock-zero"]) == 1 + 5
     text = repo.affected("--base", "HEAD~1", "--format", "text", "--explain").out
     assert "... and 4 more (see --format json)" in text
+
+
+def test_affected_explain_of_an_empty_selection_names_each_file_and_rule(
+    repo: GitCorpus,
+) -> None:
+    repo.config(unmapped="none")
+    config = (repo.root / "evals/corpus.yaml").read_text()
+    extra = '    - {paths: ["src/tools/mail.py"], tools: [send_mail]}\n    - {paths: ["docs/**"]}'
+    repo.write("evals/corpus.yaml", config.replace('    - {paths: ["docs/**"]}', extra))
+    repo.commit("rules")
+    repo.write("docs/guide.md", "# guide, revised\n")
+    repo.write("src/app.py", "# app v2\n")
+    repo.write("src/tools/mail.py", "# mail v2\n")
+    repo.commit()
+    text = repo.affected("--base", "HEAD~1", "--explain", "--format", "text")
+    assert text.code == 0
+    assert "0 of 5 cases affected by 3 changed files" in text.out
+    assert "no case selected; why, for each changed file:" in text.out
+    assert "    docs/guide.md (modified): impact.rules[6] (selects nothing)\n" in text.out
+    assert (
+        "    src/app.py (modified): impact.unmapped: none (no rule names this file)\n" in text.out
+    )
+    assert (
+        "    src/tools/mail.py (added): impact.rules[5] (tools send_mail): no case calls "
+        "send_mail\n" in text.out
+    )
+    lines = repo.affected("--base", "HEAD~1", "--explain")
+    assert lines.out == "", "stdout stays the (empty) list of ids"
+    assert "src/tools/mail.py (added): impact.rules[5] (tools send_mail)" in lines.err
+    data = repo.affected("--base", "HEAD~1", "--format", "json").json()
+    assert [r["path"] for r in data["selecting_nothing"]] == [
+        "docs/guide.md",
+        "src/app.py",
+        "src/tools/mail.py",
+    ]

@@ -138,9 +138,10 @@ def _event(span: dict[str, Any], node: str | None) -> dict[str, Any] | None:
             temperature=config.get("temperature"), params=params or None, usage=usage,
             extra=extra, **where,
         )  # fmt: skip
-    if kind == "response":
+    if kind == "response":  # only a response id: the request was not exported
         extra["response_id"] = data.get("response_id")
-        return model_event(None, [], None, [], usage=data.get("usage"), extra=extra, **where)
+        event = model_event(None, [], None, [], usage=data.get("usage"), extra=extra, **where)
+        return {**event, "missing": ["messages"]}
     if kind == "function":
         shown = data.get("output")  # the SDK exports str(output): a dict as its Python repr
         err = _tool_error(span.get("error"), shown)
