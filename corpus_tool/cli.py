@@ -323,7 +323,7 @@ def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 def _cmd_replay(args: argparse.Namespace) -> int:
     from corpus_tool.commands.replay import replay
 
-    return replay(_corpus(args), _replay_options(args), sys.stdout)
+    return replay(_corpus(args), _replay_options(args), sys.stdout, date.today())
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -509,6 +509,80 @@ def _args_diff(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _cmd_gate(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.gate import GateOptions, gate
+    from corpus_tool.errors import UsageError
+    from corpus_tool.gate.revisions import Revisions
+    from corpus_tool.replay.suite import RunOptions
+
+    if args.documents and (args.base or args.head or args.all):
+        raise UsageError("give two results files or --base REV, not both")
+    if not args.documents and not args.base:
+        raise UsageError("give --base REV (replay both revisions) or BASE.json HEAD.json")
+    if args.documents and len(args.documents) != 2:
+        raise UsageError(f"give two results files (BASE.json HEAD.json), not {len(args.documents)}")
+    revisions = Revisions(args.base, args.head, args.all) if args.base else None
+    run = RunOptions((), args.mode, args.tier, 1, args.workers, args.timeout)
+    options = GateOptions(
+        tuple(args.documents), revisions, run, args.output, args.junit, args.markdown
+    )
+    return gate(
+        args.directory, Path.cwd(), options, date.today(), sys.stdout, sys.stderr, os.environ
+    )
+
+
+def _args_gate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "documents",
+        nargs="*",
+        type=Path,
+        metavar="BASE.json HEAD.json",
+        help="judge two results files (corpus replay|check --results FILE) instead of "
+        "replaying: the base run's and the head run's",
+    )
+    parser.add_argument(
+        "--base",
+        metavar="REV",
+        help="replay the affected cases on the merge base of REV and the head (a temporary "
+        "git worktree) and on the head, and compare",
+    )
+    parser.add_argument(
+        "--head",
+        metavar="REV",
+        help="the head revision, in a second temporary worktree (default: the working tree "
+        "as it is, uncommitted changes included)",
+    )
+    parser.add_argument(
+        "--all", action="store_true", help="replay every case, not only the affected ones"
+    )
+    parser.add_argument(
+        "--mode", choices=("strict", "lenient"), help="matching mode for every case (overrides)"
+    )
+    parser.add_argument("--tier", choices=("fast", "full", "archive"), help="only this tier")
+    parser.add_argument(
+        "-n",
+        "--workers",
+        type=_worker_count,
+        default=1,
+        metavar="N",
+        help="replay in N worker processes (default 1; auto: one per CPU core)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="wall-clock limit of one replay of a case (default: replay.timeout_s, else 60)",
+    )
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="FILE",
+        help="also write the pull-request comment here (and to $GITHUB_STEP_SUMMARY when set)",
+    )
+    _output_option(parser)
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
@@ -526,6 +600,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
     "affected": ("the cases a git diff can affect, and why", _args_affected, _cmd_affected),
     "replay": ("replay cases against the agent and grade them", _args_replay, _cmd_replay),
     "check": ("validate, replay and grade the whole corpus", _args_run, _cmd_check),
+    "gate": (
+        "the merge gate: base against head per case; a regression blocks unless waived",
+        _args_gate,
+        _cmd_gate,
+    ),
     "explain": (
         "how to write a check of expected.yaml: its YAML example and when it passes",
         _args_explain,
@@ -562,7 +641,13 @@ AGENT_HELP = (
     "rt.random, rt.emit(...)) and returns {status, output}. "
     "`from corpus_tool import Runtime, ToolError`."
 )
-DETAILS = {"replay": AGENT_HELP, "check": AGENT_HELP}
+GATE_HELP = (
+    "Per case: passed on base, failing on head is a regression (blocks unless a head waiver "
+    "covers it); failing on both is still failing (reported, not blamed); failing on base, "
+    "passing on head is newly passing; a new case that fails blocks unless waived or "
+    "known_unknown. Exit 1 when blocked."
+)
+DETAILS = {"replay": AGENT_HELP, "check": AGENT_HELP, "gate": GATE_HELP}
 """More of a command's description, for what its messages send users to."""
 
 
