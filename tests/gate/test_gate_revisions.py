@@ -1,4 +1,4 @@
-"""`corpus gate --base REV` in a real repository: the verdict, waivers, and an untouched checkout."""
+"""`corpus gate --base REV` in a real repository: verdicts, waivers, an untouched checkout."""
 
 from __future__ import annotations
 
