@@ -583,6 +583,84 @@ def _args_gate(parser: argparse.ArgumentParser) -> None:
     _output_option(parser)
 
 
+def _cmd_waivers(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.waivers import WaiversOptions, waivers
+    from corpus_tool.gate.drafting import Draft
+
+    draft = None
+    if args.action == "new":
+        draft = Draft(
+            args.case,
+            tuple(args.check),
+            args.reason,
+            args.owner,
+            args.expires,
+            args.ticket,
+            args.id,
+        )
+    results = getattr(args, "results", None)
+    options = WaiversOptions(args.action, args.output, draft, results)
+    return waivers(_corpus(args), options, date.today(), Path.cwd(), sys.stdout)
+
+
+def _args_waivers(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listed = actions.add_parser("list", help="every check waiver: active, expired, invalid")
+    _output_option(listed)
+    new = actions.add_parser(
+        "new",
+        help="write waivers/<id>.yaml for a case's failing checks and print the path to commit",
+        epilog=EPILOG,
+    )
+    new.add_argument("case", metavar="CASE", help="the case id")
+    new.add_argument(
+        "--check",
+        action="append",
+        required=True,
+        metavar="NAME",
+        help="a check to excuse (tools.args, replay.divergence, or all); repeatable",
+    )
+    new.add_argument("--reason", required=True, help="why the failure is acceptable for now")
+    new.add_argument("--owner", help="who answers for it (default: git config user.name)")
+    new.add_argument(
+        "--expires",
+        metavar="YYYY-MM-DD",
+        help="its last day (default and latest: waivers.max_days from today; 90 days when unset)",
+    )
+    new.add_argument("--ticket", help="the issue tracking the fix")
+    new.add_argument("--id", help="the waiver id (default: the next W-NNNN)")
+    _output_option(new)
+    expired = actions.add_parser(
+        "expired", help="waivers past their expiry (they waive nothing); exit 1 when any"
+    )
+    _output_option(expired)
+    idle = actions.add_parser(
+        "unused",
+        help="waivers whose checks all pass (replays their cases, or reads --results); "
+        "exit 1 when any",
+    )
+    idle.add_argument(
+        "--results", type=Path, metavar="FILE", help="read a results document instead of replaying"
+    )
+    _output_option(idle)
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.status import show_status
+
+    return show_status(_corpus(args), args.results, args.output, date.today(), sys.stdout)
+
+
+def _args_status(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--results",
+        type=Path,
+        metavar="FILE",
+        help="a results document (corpus check --results FILE): also list unused waivers",
+    )
+    _output_option(parser)
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
@@ -604,6 +682,16 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
         "the merge gate: base against head per case; a regression blocks unless waived",
         _args_gate,
         _cmd_gate,
+    ),
+    "waivers": (
+        "waiver housekeeping: list, new, expired, unused",
+        _args_waivers,
+        _cmd_waivers,
+    ),
+    "status": (
+        "cases by tier and status, drift from corpus.yaml's versions, waivers needing care",
+        _args_status,
+        _cmd_status,
     ),
     "explain": (
         "how to write a check of expected.yaml: its YAML example and when it passes",

@@ -6,14 +6,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
-from corpus_tool import files, schema
+from corpus_tool import files
 from corpus_tool.corpus import locate
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.gate import markdown, report
 from corpus_tool.gate.policy import Decision, judge
 from corpus_tool.gate.revisions import Revisions, compare_revisions
+from corpus_tool.gate.sides import read_results
 from corpus_tool.replay import results
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.suite import RunOptions
@@ -67,22 +68,6 @@ def _two(documents: tuple[Path, ...]) -> tuple[Path, Path]:
     if len(documents) != 2:
         raise UsageError("give two results files (BASE.json HEAD.json), or --base REV")
     return documents[0], documents[1]
-
-
-def read_results(path: Path) -> dict[str, Any]:
-    """A results document (`corpus replay|check --results FILE`), schema-checked."""
-    doc = files.parse_json(files.read_bytes(path), path)
-    problems = schema.errors("results", doc)
-    if problems:
-        where = schema.json_path(problems[0].absolute_path)
-        raise InputError(
-            f"not a results document ({where}: {problems[0].message}); write one with "
-            "`corpus replay --results FILE`",
-            path,
-        )
-    if not isinstance(doc, dict):  # the schema says object; this tells mypy
-        raise InputError("not a results document", path)
-    return doc
 
 
 def _write(

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from corpus_tool.gate.waivers import Book, Broken, book_from_entries, excusing, is_unused
+from corpus_tool.gate.waivers import Book, Broken, book_from_entries, excusing, unused_in
 from corpus_tool.model.waiver import Waiver
 
 FAILING = ("failed", "error")
@@ -123,7 +123,7 @@ def judge(
         changed_waivers=tuple(_changed(base.get("waivers") or [], book, today)),
         expired=book.expired,
         broken=book.broken,
-        unused=tuple(_unused(book, head_cases)),
+        unused=tuple(unused_in(book, head_cases.values())),
         rates={"base": _rates(base["cases"]), "head": _rates(head["cases"])},
     )
 
@@ -216,20 +216,6 @@ def _extends(was: Waiver, now: Waiver) -> bool:
     return (
         now.expires > was.expires or now.case != was.case or not set(now.checks) <= set(was.checks)
     )
-
-
-def _unused(book: Book, cases: Mapping[str, Mapping[str, Any]]) -> list[Waiver]:
-    found = []
-    for waiver in book.active:
-        case = cases.get(str(waiver.case))
-        if case is not None and is_unused(
-            waiver,
-            raw_verdict(case),
-            [str(c) for c in case.get("failed_checks") or ()],
-            [str(c) for c in case.get("not_reached") or ()],
-        ):
-            found.append(waiver)
-    return found
 
 
 def _rates(cases: Iterable[Mapping[str, Any]]) -> dict[str, Rate]:

@@ -148,3 +148,19 @@ def unused(book: Book, results: Iterable[CaseResult]) -> list[Waiver]:
         if w.case in ran
         and is_unused(w, ran[w.case].verdict, ran[w.case].failed_checks, ran[w.case].not_reached)
     ]
+
+
+def unused_in(book: Book, cases: Iterable[Mapping[str, Any]]) -> list[Waiver]:
+    """Active waivers whose checks all passed in the cases of a results document."""
+    by_id = {str(c["case"]): c for c in cases}
+    found = []
+    for waiver in book.active:
+        case = by_id.get(str(waiver.case))
+        if case is None:
+            continue
+        verdict = "failed" if case["verdict"] == "waived" else str(case["verdict"])
+        failed = [str(c) for c in case.get("failed_checks") or ()]
+        reached = [str(c) for c in case.get("not_reached") or ()]
+        if is_unused(waiver, verdict, failed, reached):
+            found.append(waiver)
+    return found
