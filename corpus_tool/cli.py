@@ -661,6 +661,24 @@ def _args_status(parser: argparse.ArgumentParser) -> None:
     _output_option(parser)
 
 
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from corpus_tool import migrations
+    from corpus_tool.commands.migrate import migrate
+    from corpus_tool.corpus import Corpus, locate
+
+    # corpus.yaml itself may be the file to upgrade: find the corpus without reading it
+    corpus = Corpus(locate(args.directory, Path.cwd()))
+    steps = migrations.REGISTERED
+    return migrate(corpus, steps, args.dry_run, args.output, Path.cwd(), sys.stdout)
+
+
+def _args_migrate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print the diff of each file, write nothing"
+    )
+    _output_option(parser)
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
@@ -692,6 +710,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
         "cases by tier and status, drift from corpus.yaml's versions, waivers needing care",
         _args_status,
         _cmd_status,
+    ),
+    "migrate": (
+        "upgrade corpus files to the current schema versions (comments and key order kept)",
+        _args_migrate,
+        _cmd_migrate,
     ),
     "explain": (
         "how to write a check of expected.yaml: its YAML example and when it passes",
