@@ -515,13 +515,15 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     from corpus_tool.gate.revisions import Revisions
     from corpus_tool.replay.suite import RunOptions
 
-    if args.documents and (args.base or args.head or args.all):
+    if args.documents and (args.base or args.head or args.all or args.head_results):
         raise UsageError("give two results files or --base REV, not both")
     if not args.documents and not args.base:
         raise UsageError("give --base REV (replay both revisions) or BASE.json HEAD.json")
     if args.documents and len(args.documents) != 2:
         raise UsageError(f"give two results files (BASE.json HEAD.json), not {len(args.documents)}")
-    revisions = Revisions(args.base, args.head, args.all) if args.base else None
+    if args.head and args.head_results:
+        raise UsageError("give --head REV or --head-results FILE, not both")
+    revisions = Revisions(args.base, args.head, args.all, args.head_results) if args.base else None
     run = RunOptions((), args.mode, args.tier, 1, args.workers, args.timeout)
     options = GateOptions(
         tuple(args.documents), revisions, run, args.output, args.junit, args.markdown
@@ -551,6 +553,13 @@ def _args_gate(parser: argparse.ArgumentParser) -> None:
         metavar="REV",
         help="the head revision, in a second temporary worktree (default: the working tree "
         "as it is, uncommitted changes included)",
+    )
+    parser.add_argument(
+        "--head-results",
+        type=Path,
+        metavar="FILE",
+        help="with --base: take the head side from this results document (corpus replay "
+        "--results FILE of the selected cases) instead of replaying it again",
     )
     parser.add_argument(
         "--all", action="store_true", help="replay every case, not only the affected ones"

@@ -101,7 +101,7 @@ def finish(
         details = report.detail_lines(result, options.verbose)
         if details and (result.counts_as_failure or result.waivers or options.verbose):
             out.write(f"\n{result.case}:\n" + "".join(f"  {line}\n" for line in details))
-            if options.diff and result.verdict == "failed":
+            if options.diff and result.verdict in ("failed", "waived"):
                 lines = recording_diff(corpus, result, valid)
                 out.write("  diff (recording -> replay):\n")
                 out.write("".join(f"    {line}\n" for line in lines))

@@ -16,7 +16,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from corpus_tool.gate.sides import Say, open_side, replay_side
+from corpus_tool.errors import UsageError
+from corpus_tool.gate.sides import Say, open_side, read_results, replay_side
 from corpus_tool.gate.worktree import checkout, interruptible, sweep
 from corpus_tool.replay.suite import RunOptions
 from corpus_tool.select.cache import FactCache
@@ -32,6 +33,7 @@ class Revisions:
     base: str
     head: str | None = None
     all: bool = False
+    head_results: Path | None = None  # the head side's results, replayed already (CI)
 
 
 @dataclass(frozen=True)
@@ -67,13 +69,30 @@ def compare_revisions(
         tell(f"base: {base_label}: replaying {len(ids)} selected case(s)")
         base_corpus = open_side(old / layout.prefix, f"base {base_label}")
         base = replay_side(base_corpus, ids, options, today, say, f"base {base_label}")
-        tell(f"head: {head_label}")
-        head_root = new / layout.prefix if asked.head else root
-        head_corpus = open_side(head_root, f"head {head_label}")
-        head = replay_side(head_corpus, ids, options, today, say, f"head {head_label}")
+        if asked.head_results is not None:
+            head_label = f"{head_label}, as {asked.head_results} records it"
+            head = _given(asked.head_results, ids)
+        else:
+            tell(f"head: {head_label}")
+            head_root = new / layout.prefix if asked.head else root
+            head_corpus = open_side(head_root, f"head {head_label}")
+            head = replay_side(head_corpus, ids, options, today, say, f"head {head_label}")
         if asked.all and base_corpus is not None:  # read before the checkout goes
             removed = tuple(sorted(set(removed) | (set(base_corpus.case_ids()) - set(ids))))
     return Compared(base, head, removed, base_label, head_label)
+
+
+def _given(path: Path, ids: list[str]) -> dict[str, Any]:
+    """A head results document that holds every selected case (a missing one would go
+    unjudged, so it is refused)."""
+    doc = read_results(path)
+    missing = sorted(set(ids) - {c["case"] for c in doc["cases"]})
+    if missing:
+        raise UsageError(
+            f"{path} has no result for {', '.join(missing[:10])}: replay the selected cases "
+            "(corpus affected) into it, or leave out --head-results"
+        )
+    return doc
 
 
 @contextlib.contextmanager

@@ -86,3 +86,23 @@ def test_gate_usage_and_input_errors_are_one_line_exit_2(shop: ShopRepo) -> None
     assert ran.code == 2 and "bad.json" in ran.err and "not a results document" in ran.err
     ran = shop.corpus("gate", str(shop.scratch), str(bad))
     assert ran.code == 2 and len(ran.err.strip().splitlines()) == 1
+
+
+def test_gate_base_with_head_results_replays_only_the_base(shop: ShopRepo) -> None:
+    shop.git("checkout", "-q", "-b", "change")
+    shop.write("shop/pricing.py", BROKEN_PRICING)
+    shop.commit("refunds in display units")
+    ids = shop.corpus("affected", "--base", "main").out.split()
+    assert ids == [REFUND]
+    head = shop.scratch / "head.json"
+    assert shop.corpus("replay", *ids, "--results", str(head)).code == 1
+    ran = shop.corpus("gate", "--base", "main", "--head-results", str(head), "--format", "json")
+    assert ran.code == 1, ran.err
+    assert _kinds(json.loads(ran.out)) == {REFUND: ("regression", True)}
+    assert "head: the working tree" not in ran.err, "the head side was not replayed again"
+    partial = shop.scratch / "partial.json"
+    doc = json.loads(head.read_text(encoding="utf-8"))
+    doc["cases"], doc["summary"]["total"], doc["summary"]["failed"] = [], 0, 0
+    partial.write_text(json.dumps(doc), encoding="utf-8")
+    ran = shop.corpus("gate", "--base", "main", "--head-results", str(partial))
+    assert ran.code == 2 and f"has no result for {REFUND}" in ran.err
