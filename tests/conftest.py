@@ -98,9 +98,16 @@ def redaction_key(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 @pytest.fixture(scope="session")
-def installed_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv with the wheel of this checkout installed (built once per test session)."""
-    from tests.installed import build_wheel, venv_with
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of this checkout (built once per test session)."""
+    from tests.installed import build_wheel
 
-    where = tmp_path_factory.mktemp("installed")
-    return venv_with(build_wheel(where), where)
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="session")
+def installed_venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
+    """A fresh venv with the wheel of this checkout installed."""
+    from tests.installed import venv_with
+
+    return venv_with(wheel, tmp_path_factory.mktemp("installed"))

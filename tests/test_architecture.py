@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 
 LINT = Path(sys.executable).with_name("lint-imports")
@@ -62,3 +64,28 @@ def test_architecture_doc_names_every_package_and_top_module() -> None:
     names += [p.stem for p in package.glob("*.py") if p.stem != "__init__"]
     missing = [n for n in sorted(names) if f"`{n}" not in doc]
     assert missing == [], f"docs/architecture.md does not describe: {missing}"
+
+
+def test_architecture_the_core_may_not_import_an_agent_framework(tmp_path: Path) -> None:
+    tree = _copy(tmp_path)
+    engine = tree / "corpus_tool" / "replay" / "engine.py"
+    engine.write_text(engine.read_text(encoding="utf-8") + "\nimport langchain_core\n")
+    done = _lint(tree)
+    assert done.returncode == 1
+    assert "Frameworks: only corpus_tool.adapters" in done.stdout and "BROKEN" in done.stdout
+    assert "corpus_tool.replay.engine -> langchain_core" in done.stdout
+
+
+def test_architecture_frameworks_contract_holds_every_module_but_the_adapters() -> None:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (frameworks,) = [c for c in contracts if c["id"] == "frameworks"]
+    package = ROOT / "corpus_tool"
+    names = [p.name for p in package.iterdir() if p.is_dir() and (p / "__init__.py").is_file()]
+    names += [p.stem for p in package.glob("*.py") if p.stem != "__init__"]
+    expected = sorted(f"corpus_tool.{n}" for n in names if n != "adapters")
+    assert sorted(frameworks["source_modules"]) == expected
+    assert {"agents", "langchain_core", "langgraph", "pydantic_ai"} <= set(
+        frameworks["forbidden_modules"]
+    )

@@ -156,7 +156,25 @@ def messages(raw: Any) -> list[dict[str, Any]]:
         return [{"role": "user", "content": raw}]
     if isinstance(raw, dict) and isinstance(raw.get("messages"), list):
         raw = raw["messages"]
-    return [message(m) for m in raw] if isinstance(raw, list) else []
+    return [message(m) for item in raw for m in _split(item)] if isinstance(raw, list) else []
+
+
+def _split(raw: Any) -> list[Any]:
+    """An OTel GenAI message answering several tool calls, as one message per answer.
+
+    Chat APIs take one `role: tool` message per call; GenAI tracers (pydantic-ai among them)
+    put every `tool_call_response` of a turn in one message's parts. Any other parts (text)
+    stay together, first.
+    """
+    parts = raw.get("parts") if isinstance(raw, dict) else None
+    if not isinstance(parts, list):
+        return [raw]
+    answers = [p for p in parts if isinstance(p, dict) and p.get("type") == "tool_call_response"]
+    if len(answers) < 2:
+        return [raw]
+    rest = [p for p in parts if not (isinstance(p, dict) and p.get("type") == "tool_call_response")]
+    head = [{**raw, "parts": rest}] if rest else []
+    return head + [{**raw, "parts": [answer]} for answer in answers]
 
 
 def tool_message_result(value: Any) -> tuple[Any, dict[str, str] | None, str | None] | None:

@@ -77,7 +77,7 @@ class StrictSource(Source):
         if step is not None:
             self._note(compared.one_sided, step)
         found = list(compared.diff)
-        if model is not None and recorded.model is not None and model != recorded.model:
+        if model is not None and recorded.model is not None and model not in _model_ids(recorded):
             found.insert(0, FieldDiff("$.model", recorded.model, model))
         return found
 
@@ -130,6 +130,14 @@ class StrictSource(Source):
         note = f"; {name} with these arguments is recorded later, at seq {later[0].seq} "
         note += "(a changed order: lenient mode tolerates it)"
         return DivergenceError(replace(d, message=d.message + note))
+
+
+def _model_ids(recorded: ModelCallEvent) -> tuple[str | None, ...]:
+    """The ids an agent may name for a recorded call: the model that answered, and the one
+    asked for where the recorder kept both (OTel GenAI: `gpt-4.1-mini` answered by
+    `gpt-4.1-mini-2025-04-14`; frameworks name the model the way it was asked for)."""
+    asked = (recorded.extra or {}).get("requested_model")
+    return (recorded.model, asked) if isinstance(asked, str) else (recorded.model,)
 
 
 def _skipped(recorded: ToolCallEvent, step: int, instead: str) -> DivergenceError:

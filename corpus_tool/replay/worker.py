@@ -138,8 +138,9 @@ def main() -> None:
     fence = Fence(setup.readonly, refuse_processes=not isolation.network)
     fence.install()
     forks = Forks(channel)
+    held = contextlib.ExitStack()  # never closed: the import lives as long as the worker
     try:
-        agent = _import(setup)
+        agent = _import(setup, held)
     except CorpusError as err:
         channel.send({"kind": "import_error", "error": str(err)})
         os._exit(0)
@@ -147,12 +148,18 @@ def main() -> None:
     capture = Capture(setup.capture)
     serve(channel, lambda spec: run_one(agent, spec, fence, forks, capture))
     stack_file.close()  # not reached: serve ends the process
+    held.close()
 
 
-def _import(setup: wire.WorkerSetup) -> Agent:
-    """The entrypoint, imported for the life of the worker."""
-    stack = contextlib.ExitStack()
-    return stack.enter_context(entrypoint(Corpus(setup.corpus_root, setup.config)))
+def _import(setup: wire.WorkerSetup, held: contextlib.ExitStack) -> Agent:
+    """The entrypoint, imported for the life of the worker.
+
+    `held` must outlive every case: were it collected, closing the import's context would take
+    the repository off sys.path and forget the modules imported from it (a virtualenv inside
+    the repository included), and the agent's later imports would load second copies of its
+    libraries (two `AIMessage` classes, and pydantic refusing the one it did not expect).
+    """
+    return held.enter_context(entrypoint(Corpus(setup.corpus_root, setup.config)))
 
 
 def _stack_on_signal(path: Path) -> Any:

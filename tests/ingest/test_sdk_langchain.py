@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,15 +54,9 @@ def get_station(station_id: str) -> str:
     raise LookupError(f"no station {station_id}")
 
 
-def _run_chain(tmp_path: Path) -> Path:
-    tools = {t.name: t for t in (get_weather, get_station)}
-    model = ScriptedChatModel(messages=iter([
-        AIMessage(content="", tool_calls=[
-            {"name": "get_weather", "args": {"city": "Tokyo"}, "id": "call_1"},
-            {"name": "get_station", "args": {"station_id": "x9"}, "id": "call_2"},
-        ]),
-        AIMessage(content="It is sunny in Tokyo."),
-    ]))  # fmt: skip
+def weather_loop(model: Any, tools: list[Any]) -> Callable[[str, RunnableConfig], Any]:
+    """A hand-written tool-calling loop: ask, run each tool asked for, until an answer."""
+    by_name = {t.name: t for t in tools}
 
     def loop(question: str, config: RunnableConfig) -> Any:
         messages: list[Any] = [SystemMessage("Answer weather questions."), HumanMessage(question)]
@@ -72,9 +67,22 @@ def _run_chain(tmp_path: Path) -> Path:
                 return ai.content
             for call in ai.tool_calls:
                 try:
-                    messages.append(tools[call["name"]].invoke(call, config=config))
+                    messages.append(by_name[call["name"]].invoke(call, config=config))
                 except LookupError as err:
                     messages.append(ToolMessage(content=f"Error: {err}", tool_call_id=call["id"]))
+
+    return loop
+
+
+def _run_chain(tmp_path: Path) -> Path:
+    model = ScriptedChatModel(messages=iter([
+        AIMessage(content="", tool_calls=[
+            {"name": "get_weather", "args": {"city": "Tokyo"}, "id": "call_1"},
+            {"name": "get_station", "args": {"station_id": "x9"}, "id": "call_2"},
+        ]),
+        AIMessage(content="It is sunny in Tokyo."),
+    ]))  # fmt: skip
+    loop = weather_loop(model, [get_weather, get_station])
 
     client = RecordingClient()
     tracer = LangChainTracer(client=client, project_name="weather")  # type: ignore[arg-type]

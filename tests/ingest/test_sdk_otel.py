@@ -119,3 +119,18 @@ def test_otel_genai_case_replays_strictly_against_runtime_agent(
         "tool_call",
         "model_call",
     ]
+
+
+def test_otel_genai_case_matches_the_model_id_asked_for_or_the_one_that_answered(
+    tmp_path: Path, corpus: Path, otel_run: dict[str, Any]
+) -> None:
+    path = _write(tmp_path, otel_run)
+    assert main(["-C", str(corpus), "add", str(path), "--id", "otel-weather"]) == 0
+    on_error = lambda err: f"Error: {err.message}"  # noqa: E731
+    # the agent asked for gpt-4.1-mini (chat_until_answer); the script answered as a dated id
+    for asked in ("gpt-4.1-mini", "gpt-4.1-mini-2025-04-14"):
+        result = replay_case(corpus / "cases/otel-weather", chat_agent(SYSTEM, asked, on_error))
+        assert result.divergence is None, (asked, result.divergence)
+    result = replay_case(corpus / "cases/otel-weather", chat_agent(SYSTEM, "gpt-4o", on_error))
+    assert result.divergence is not None and result.divergence.kind == "ModelRequest"
+    assert [d.path for d in result.divergence.diff] == ["$.model"]

@@ -1,0 +1,1 @@
+"""A refund desk built with LangChain tools and LangGraph's prebuilt ReAct agent."""

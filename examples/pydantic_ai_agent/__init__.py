@@ -1,0 +1,1 @@
+"""A refund desk built with pydantic-ai, replayed through corpus-tool's adapter."""

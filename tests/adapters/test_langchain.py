@@ -1,0 +1,148 @@
+"""The LangChain / LangGraph adapter, in-process, on runs of the real frameworks."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Annotated, Any
+
+from langchain_core.messages import AIMessage
+from langchain_core.tools import BaseTool, ToolException, tool
+from langgraph.prebuilt import ToolNode, create_react_agent
+from pydantic import AfterValidator
+
+from corpus_tool.adapters.langchain import ReplayChatModel, live_model, live_tools, replay_tools
+from corpus_tool.cli import main
+from corpus_tool.model.events import ToolCallEvent
+from corpus_tool.replay.record import RecordMeta, record
+from examples.export_support import ScriptedChatModel
+from tests.ingest.test_sdk_langchain import RecordingClient, _run_chain, weather_loop
+from tests.ingest.test_sdk_langchain import get_station as chain_station
+from tests.ingest.test_sdk_langchain import get_weather as chain_weather
+from tests.replaying import replay_case
+
+
+def _slowly(city: str) -> str:
+    time.sleep(0.05)  # the first call's thread reaches its body last, unless replay orders them
+    return city
+
+
+@tool
+def get_weather(city: Annotated[str, AfterValidator(_slowly)]) -> str:
+    """Weather for a city."""
+    return f"sunny in {city}"
+
+
+@tool
+def get_station(station_id: str) -> str:
+    """A weather station by id."""
+    raise ToolException(f"no station {station_id}")
+
+
+get_station.handle_tool_error = True  # the tool reports its own failure to the model
+
+
+TOOLS: list[BaseTool] = [get_weather, get_station]
+BOTH = AIMessage("", tool_calls=[
+    {"id": "call_1", "name": "get_weather", "args": {"city": "Tokyo"}},
+    {"id": "call_2", "name": "get_station", "args": {"station_id": "x9"}},
+])  # fmt: skip
+ANSWER = AIMessage("It is sunny in Tokyo.")
+
+
+def _graph(model: Any, tools: list[BaseTool]) -> Any:
+    return create_react_agent(model, ToolNode(tools), prompt="Answer weather questions.")
+
+
+def _run(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
+    graph = _graph(ReplayChatModel(rt=rt, model="gpt-4.1-mini"), replay_tools(TOOLS, rt))
+    state = graph.invoke({"messages": [("user", case_input["user_message"])]})
+    return {"status": "succeeded", "output": state["messages"][-1].content}
+
+
+def _async_run(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
+    graph = _graph(ReplayChatModel(rt=rt, model="gpt-4.1-mini"), replay_tools(TOOLS, rt))
+    state = asyncio.run(graph.ainvoke({"messages": [("user", case_input["user_message"])]}))
+    return {"status": "succeeded", "output": state["messages"][-1].content}
+
+
+def _exported(tmp_path: Path) -> Path:
+    """The graph on a scripted model, traced by LangChain's own tracer."""
+    from langchain_core.tracers.langchain import LangChainTracer
+    from langsmith._internal._serde import dumps_json
+
+    client = RecordingClient()
+    tracer = LangChainTracer(client=client, project_name="weather")  # type: ignore[arg-type]
+    model = ScriptedChatModel(messages=iter([BOTH, ANSWER]))
+    config: Any = {"callbacks": [tracer], "max_concurrency": 1}  # one order in the recording
+    _graph(model, TOOLS).invoke({"messages": [("user", "Weather in Tokyo?")]}, config=config)
+    tracer.wait_for_futures()
+    path = tmp_path / "runs.json"
+    path.write_bytes(dumps_json({"post": client.post, "patch": client.patch}))
+    return path
+
+
+def _recorded(tmp_path: Path) -> Path:
+    """The same entrypoint replay runs, in record mode around the real model and tools."""
+    path = tmp_path / "recorded.json"
+    meta = RecordMeta(trace_id="t-weather-1", agent={"name": "weather-bot", "version": "1"},
+                      started_at=datetime(2025, 6, 1, tzinfo=timezone.utc))  # fmt: skip
+    model = live_model(ScriptedChatModel(messages=iter([BOTH, ANSWER])))
+    case_input = {"user_message": "Weather in Tokyo?", "context": {}, "conversation": []}
+    record(_run, case_input, model=model, tools=live_tools(TOOLS), meta=meta, out=path)
+    return path
+
+
+def _case(corpus: Path, incident: Path) -> Path:
+    assert main(["-C", str(corpus), "add", str(incident), "--id", "weather"]) == 0
+    return corpus / "cases" / "weather"
+
+
+def test_tool_exception_handled_by_the_tool_replays_as_the_same_message(
+    tmp_path: Path, corpus_dir: Path
+) -> None:
+    case = _case(corpus_dir, _exported(tmp_path))
+    replayed = replay_case(case, _run)
+    assert replayed.divergence is None, replayed.divergence
+    calls = [e for e in replayed.events if isinstance(e, ToolCallEvent)]
+    assert [(c.tool, c.error.type if c.error else None) for c in calls] == [
+        ("get_weather", None),
+        ("get_station", "ToolError"),
+    ]
+
+
+def test_async_graph_replays_the_same_case(tmp_path: Path, corpus_dir: Path) -> None:
+    case = _case(corpus_dir, _exported(tmp_path))
+    replayed = replay_case(case, _async_run)
+    assert replayed.divergence is None, replayed.divergence
+    assert replayed.terminal.output == "It is sunny in Tokyo."
+
+
+def test_parallel_tool_calls_reach_the_runtime_in_the_order_the_model_asked(
+    tmp_path: Path, corpus_dir: Path
+) -> None:
+    # LangGraph runs one turn's tool calls in a thread pool; strict replay must not depend on it
+    case = _case(corpus_dir, _recorded(tmp_path))
+    for _ in range(8):
+        replayed = replay_case(case, _run)
+        assert replayed.divergence is None, replayed.divergence
+        calls = [e.tool for e in replayed.events if isinstance(e, ToolCallEvent)]
+        assert calls == ["get_weather", "get_station"]
+
+
+def test_hand_written_tool_loop_replays_and_catches_the_rebuilt_error(
+    tmp_path: Path, corpus_dir: Path
+) -> None:
+    # the loop catches LookupError itself: the rebuilt error is one
+    case = _case(corpus_dir, _run_chain(tmp_path))
+
+    def run(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
+        model = ReplayChatModel(rt=rt, model="fake-chat-1")
+        loop = weather_loop(model, replay_tools([chain_weather, chain_station], rt))
+        return {"status": "succeeded", "output": loop(case_input["user_message"], {})}
+
+    replayed = replay_case(case, run)
+    assert replayed.divergence is None, replayed.divergence
+    assert replayed.terminal.output == "It is sunny in Tokyo."
