@@ -15,6 +15,7 @@ from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import Finding
 from corpus_tool.model import check_guide
 from corpus_tool.model.checks import WAIVABLE
+from corpus_tool.model.waiver import Waiver
 
 Show = Callable[[Path], str]
 Valid = dict[Path, Any]
@@ -250,60 +251,58 @@ def check_waiver(
     if found or not isinstance(doc.data, dict):
         return found + _inspected(doc, inspect)
     found.extend(_inspected(doc, inspect))
-    data = doc.data
 
     def at(key: str, rule: str, message: str) -> Finding:
         return Finding(show(path), doc.line((key,)), f"$.{key}", rule, message)
 
-    if data["id"] != path.stem:
+    try:
+        waiver = Waiver.from_doc(doc.data)
+    except ValueError as err:
+        return [*found, at("expires", "waiver.expires", str(err))]
+    return found + waiver_findings(corpus, waiver, path.stem, today, at)
+
+
+Place = Callable[[str, str, str], Finding]
+"""Makes a finding at a top-level key of the file: (key, rule, message)."""
+
+
+def waiver_findings(
+    corpus: Corpus, waiver: Waiver, stem: str, today: date, at: Place
+) -> list[Finding]:
+    """What is wrong with a schema-valid waiver: its id, case, checks and expiry."""
+    found: list[Finding] = []
+    if waiver.id != stem:
         found.append(
-            at("id", "waiver.id", f"id {data['id']!r} does not match the file name {path.stem!r}")
+            at("id", "waiver.id", f"id {waiver.id!r} does not match the file name {stem!r}")
         )
-    if data.get("case") and not (corpus.cases_dir / data["case"]).is_dir():
-        found.append(
-            at("case", "waiver.case", f"names case {data['case']!r}, which does not exist")
-        )
-    listed = set(data.get("checks") or [])
-    known = WAIVABLE if listed else ()
-    unknown = sorted(listed - set(known))
+    if waiver.case and not (corpus.cases_dir / waiver.case).is_dir():
+        found.append(at("case", "waiver.case", f"names case {waiver.case!r}, which does not exist"))
+    unknown = sorted(set(waiver.checks) - set(WAIVABLE))
     if unknown:
         found.append(
             at(
                 "checks",
                 "waiver.checks",
-                f"unknown check {', '.join(unknown)}; known: {', '.join(known)}",
+                f"unknown check {', '.join(unknown)}; known: {', '.join(WAIVABLE)}",
             )
         )
-    found.extend(_expiry(data, today, corpus.setting("waivers", "max_days"), at))
+    found.extend(_expiry(waiver, today, corpus.setting("waivers", "max_days"), at))
     return found
 
 
-def _expiry(
-    data: dict[str, Any], today: date, max_days: int | None, at: Callable[[str, str, str], Finding]
-) -> Iterator[Finding]:
-    try:
-        expires = date.fromisoformat(data["expires"])
-    except ValueError:
-        yield at("expires", "waiver.expires", f"expires {data['expires']!r} is not a date")
-        return
-    if expires < today:
+def _expiry(waiver: Waiver, today: date, max_days: int | None, at: Place) -> Iterator[Finding]:
+    if not waiver.active(today):
         yield at(
             "expires",
             "waiver.expired",
-            f"expired on {expires}; renew it with a new reason or delete it",
+            f"expired on {waiver.expires}; renew it with a new reason or delete it",
         )
     if max_days is not None:
-        start = _created(data, today)
-        if expires > start + timedelta(days=max_days):
+        start = waiver.created or today
+        if waiver.expires > start + timedelta(days=max_days):
             yield at(
                 "expires",
                 "waiver.max_days",
-                f"expires {expires}, more than {max_days} days after {start} (waivers.max_days)",
+                f"expires {waiver.expires}, more than {max_days} days after {start} "
+                "(waivers.max_days)",
             )
-
-
-def _created(data: dict[str, Any], today: date) -> date:
-    try:
-        return date.fromisoformat(str(data.get("created")))
-    except ValueError:
-        return today

@@ -12,6 +12,7 @@ from typing import TextIO
 from corpus_tool.commands.replay import ReplayOptions, execute, exit_code, finish
 from corpus_tool.commands.validate import corpus_findings, shower
 from corpus_tool.corpus import Corpus
+from corpus_tool.gate.waivers import read_book
 from corpus_tool.replay.suite import select
 from corpus_tool.validation import Valid
 
@@ -36,7 +37,8 @@ def check(
             out.write(finding.text() + "\n")
         if findings:
             out.write(f"{len(findings)} validation finding(s); see `corpus validate`\n\n")
-    results = execute(corpus, select(corpus, options.run), options, out, valid)
+    book = read_book(corpus, today)
+    results = execute(corpus, select(corpus, options.run), options, out, book, valid)
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
-    finish(corpus, results, options, out, "check", extra, valid)
+    finish(corpus, results, options, out, "check", book, extra, valid)
     return 1 if findings else exit_code(results)

@@ -14,12 +14,14 @@ from corpus_tool.errors import InputError
 from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, NOT_REACHED, CheckResult
 from corpus_tool.model.expected import Expect, Expected
 from corpus_tool.model.trace import Trace, Trajectory
+from corpus_tool.model.waiver import Waiver
 from corpus_tool.replay.divergence import Divergence
 from corpus_tool.replay.engine import CaseSpec, Replay, cut_short
 from corpus_tool.replay.matching import ignored_fields
 from corpus_tool.replay.requests import SHARED, RequestNote
 
-VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
+VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped", "waived")
+"""`waived`: failed, every failing check excused by an active waiver (`corpus_tool.gate`)."""
 
 GradeRun = Callable[[Expect, Trajectory, Mapping[str, Any]], Sequence[CheckResult]]
 """Grades a replayed run: (expect, trajectory, corpus config: where its scorers are registered)
@@ -49,6 +51,9 @@ class CaseResult:
     stack: tuple[str, ...] = ()  # where the worker was stuck, when it ran past its time limit
     trajectory: Trajectory | None = None
     """The replayed run (the first of --repeat), for `corpus diff` and `check --diff`."""
+    waivers: tuple[Waiver, ...] = ()
+    """Active waivers naming a failing check: they waive the case (verdict `waived`) when
+    together they name every failing check, else they are shown beside the failure."""
 
     @property
     def failed_checks(self) -> list[str]:
