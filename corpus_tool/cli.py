@@ -95,7 +95,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
         tools_log=args.tools_log,
         minimize=args.minimize,
     )
-    return add_many(_corpus(args), args.incident, options, sys.stdout, os.environ)
+    return add_many(_corpus(args), args.incident, options, sys.stdout, os.environ, sys.stderr)
 
 
 def _args_add(parser: argparse.ArgumentParser) -> None:
@@ -180,7 +180,15 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     today = date.today()
     cached = not args.no_cache
     return validate(
-        root, args.paths, Path.cwd(), today, args.output, sys.stdout, os.environ, cached
+        root,
+        args.paths,
+        Path.cwd(),
+        today,
+        args.output,
+        sys.stdout,
+        os.environ,
+        args.staged,
+        cached,
     )
 
 
@@ -189,7 +197,14 @@ def _args_validate(parser: argparse.ArgumentParser) -> None:
         "paths",
         nargs="*",
         type=Path,
-        help="files to check (as pre-commit passes them); default: the whole corpus",
+        help="files to check (as pre-commit passes them) or directories (every corpus file "
+        "under them); default: the whole corpus",
+    )
+    parser.add_argument(
+        "--staged",
+        action="store_true",
+        help="check what the git index holds for every corpus the staged change touches, "
+        "deleted files included (the pre-commit hook); -C DIR keeps one corpus",
     )
     _cache_option(parser)
     _output_option(parser)
@@ -223,8 +238,8 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
     if args.show_id:
         return show_id(_corpus(args), os.environ, sys.stdout, sys.stderr)
     start = (Path.cwd() / args.directory) if args.directory is not None else Path.cwd()
-    output = Path.cwd() / args.key_output if args.key_output is not None else None
-    return keygen(output, find_root(start) or start, sys.stdout, sys.stderr)
+    output = Path.cwd() / args.key_output.expanduser() if args.key_output is not None else None
+    return keygen(output, find_root(start), sys.stdout, sys.stderr)
 
 
 def _args_keygen(parser: argparse.ArgumentParser) -> None:
@@ -249,7 +264,7 @@ def _cmd_forget(args: argparse.Namespace) -> int:
 
     value = sys.stdin.read().strip() if args.value == "-" else args.value
     options = ForgetOptions(value=value, dry_run=args.dry_run, output=args.output)
-    return forget(_corpus(args), options, sys.stdout, os.environ)
+    return forget(_corpus(args), options, sys.stdout, os.environ, sys.stderr)
 
 
 def _args_forget(parser: argparse.ArgumentParser) -> None:
@@ -337,7 +352,7 @@ def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 def _cmd_replay(args: argparse.Namespace) -> int:
     from corpus_tool.commands.replay import replay
 
-    return replay(_corpus(args), _replay_options(args), sys.stdout)
+    return replay(_corpus(args), _replay_options(args), sys.stdout, date.today())
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -530,12 +545,192 @@ def _args_diff(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _cmd_gate(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.gate import GateOptions, gate
+    from corpus_tool.errors import UsageError
+    from corpus_tool.gate.revisions import Revisions
+    from corpus_tool.replay.suite import RunOptions
+
+    if args.documents and (args.base or args.head or args.all or args.head_results):
+        raise UsageError("give two results files or --base REV, not both")
+    if not args.documents and not args.base:
+        raise UsageError("give --base REV (replay both revisions) or BASE.json HEAD.json")
+    if args.documents and len(args.documents) != 2:
+        raise UsageError(f"give two results files (BASE.json HEAD.json), not {len(args.documents)}")
+    if args.head and args.head_results:
+        raise UsageError("give --head REV or --head-results FILE, not both")
+    revisions = Revisions(args.base, args.head, args.all, args.head_results) if args.base else None
+    run = RunOptions((), args.mode, args.tier, 1, args.workers, args.timeout)
+    options = GateOptions(
+        tuple(args.documents), revisions, run, args.output, args.junit, args.markdown
+    )
+    return gate(
+        args.directory, Path.cwd(), options, date.today(), sys.stdout, sys.stderr, os.environ
+    )
+
+
+def _args_gate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "documents",
+        nargs="*",
+        type=Path,
+        metavar="BASE.json HEAD.json",
+        help="judge two results files (corpus replay|check --results FILE) instead of "
+        "replaying: the base run's and the head run's",
+    )
+    parser.add_argument(
+        "--base",
+        metavar="REV",
+        help="replay the affected cases on the merge base of REV and the head (a temporary "
+        "git worktree) and on the head, and compare",
+    )
+    parser.add_argument(
+        "--head",
+        metavar="REV",
+        help="the head revision, in a second temporary worktree (default: the working tree "
+        "as it is, uncommitted changes included)",
+    )
+    parser.add_argument(
+        "--head-results",
+        type=Path,
+        metavar="FILE",
+        help="with --base: take the head side from this results document (corpus replay "
+        "--results FILE of the selected cases) instead of replaying it again",
+    )
+    parser.add_argument(
+        "--all", action="store_true", help="replay every case, not only the affected ones"
+    )
+    parser.add_argument(
+        "--mode", choices=("strict", "lenient"), help="matching mode for every case (overrides)"
+    )
+    parser.add_argument("--tier", choices=("fast", "full", "archive"), help="only this tier")
+    parser.add_argument(
+        "-n",
+        "--workers",
+        type=_worker_count,
+        default=1,
+        metavar="N",
+        help="replay in N worker processes (default 1; auto: one per CPU core)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="wall-clock limit of one replay of a case (default: replay.timeout_s, else 60)",
+    )
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="FILE",
+        help="also write the pull-request comment here (and to $GITHUB_STEP_SUMMARY when set)",
+    )
+    _output_option(parser)
+
+
+def _cmd_waivers(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.waivers import WaiversOptions, waivers
+    from corpus_tool.gate.drafting import Draft
+
+    draft = None
+    if args.action == "new":
+        draft = Draft(
+            args.case,
+            tuple(args.check),
+            args.reason,
+            args.owner,
+            args.expires,
+            args.ticket,
+            args.id,
+        )
+    results = getattr(args, "results", None)
+    options = WaiversOptions(args.action, args.output, draft, results)
+    return waivers(_corpus(args), options, date.today(), Path.cwd(), sys.stdout)
+
+
+def _args_waivers(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listed = actions.add_parser("list", help="every check waiver: active, expired, invalid")
+    _output_option(listed)
+    new = actions.add_parser(
+        "new",
+        help="write waivers/<id>.yaml for a case's failing checks and print the path to commit",
+        epilog=EPILOG,
+    )
+    new.add_argument("case", metavar="CASE", help="the case id")
+    new.add_argument(
+        "--check",
+        action="append",
+        required=True,
+        metavar="NAME",
+        help="a check to excuse (tools.args, replay.divergence, or all); repeatable",
+    )
+    new.add_argument("--reason", required=True, help="why the failure is acceptable for now")
+    new.add_argument("--owner", help="who answers for it (default: git config user.name)")
+    new.add_argument(
+        "--expires",
+        metavar="YYYY-MM-DD",
+        help="its last day (default and latest: waivers.max_days from today; 90 days when unset)",
+    )
+    new.add_argument("--ticket", help="the issue tracking the fix")
+    new.add_argument("--id", help="the waiver id (default: the next W-NNNN)")
+    _output_option(new)
+    expired = actions.add_parser(
+        "expired", help="waivers past their expiry (they waive nothing); exit 1 when any"
+    )
+    _output_option(expired)
+    idle = actions.add_parser(
+        "unused",
+        help="waivers whose checks all pass (replays their cases, or reads --results); "
+        "exit 1 when any",
+    )
+    idle.add_argument(
+        "--results", type=Path, metavar="FILE", help="read a results document instead of replaying"
+    )
+    _output_option(idle)
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.status import show_status
+
+    return show_status(_corpus(args), args.results, args.output, date.today(), sys.stdout)
+
+
+def _args_status(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--results",
+        type=Path,
+        metavar="FILE",
+        help="a results document (corpus check --results FILE): also list unused waivers",
+    )
+    _output_option(parser)
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from corpus_tool import migrations
+    from corpus_tool.commands.migrate import migrate
+    from corpus_tool.corpus import Corpus, locate
+
+    # corpus.yaml itself may be the file to upgrade: find the corpus without reading it
+    corpus = Corpus(locate(args.directory, Path.cwd()))
+    steps = migrations.REGISTERED
+    return migrate(corpus, steps, args.dry_run, args.output, Path.cwd(), sys.stdout)
+
+
+def _args_migrate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print the diff of each file, write nothing"
+    )
+    _output_option(parser)
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handler]] = {
     "init": ("create corpus.yaml, cases/, waivers/ and a pre-commit hook", _args_init, _cmd_init),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
     "validate": (
         "check schema, completeness, redaction (no unredacted personal data or secret; every "
-        "case under the corpus key) and waivers of files or the whole corpus",
+        "case under the corpus key) and waivers of files, directories, the staged change "
+        "(deletions included) or the whole corpus",
         _args_validate,
         _cmd_validate,
     ),
@@ -547,6 +742,26 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Handle
     "affected": ("the cases a git diff can affect, and why", _args_affected, _cmd_affected),
     "replay": ("replay cases against the agent and grade them", _args_replay, _cmd_replay),
     "check": ("validate, replay and grade the whole corpus", _args_check, _cmd_check),
+    "gate": (
+        "the merge gate: base against head per case; a regression blocks unless waived",
+        _args_gate,
+        _cmd_gate,
+    ),
+    "waivers": (
+        "waiver housekeeping: list, new, expired, unused",
+        _args_waivers,
+        _cmd_waivers,
+    ),
+    "status": (
+        "cases by tier and status, drift from corpus.yaml's versions, waivers needing care",
+        _args_status,
+        _cmd_status,
+    ),
+    "migrate": (
+        "upgrade corpus files to the current schema versions (comments and key order kept)",
+        _args_migrate,
+        _cmd_migrate,
+    ),
     "explain": (
         "how to write a check of expected.yaml: its YAML example and when it passes",
         _args_explain,
@@ -583,7 +798,13 @@ AGENT_HELP = (
     "rt.random, rt.emit(...)) and returns {status, output}. "
     "`from corpus_tool import Runtime, ToolError`."
 )
-DETAILS = {"replay": AGENT_HELP, "check": AGENT_HELP}
+GATE_HELP = (
+    "Per case: passed on base, failing on head is a regression (blocks unless a head waiver "
+    "covers it); failing on both is still failing (reported, not blamed); failing on base, "
+    "passing on head is newly passing; a new case that fails blocks unless waived or "
+    "known_unknown. Exit 1 when blocked."
+)
+DETAILS = {"replay": AGENT_HELP, "check": AGENT_HELP, "gate": GATE_HELP}
 """More of a command's description, for what its messages send users to."""
 
 

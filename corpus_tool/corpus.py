@@ -19,9 +19,38 @@ WAIVERS = "waivers"
 CASE_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
 
 
+LEXICAL_SCORER = "lexical"
+"""The built-in similarity scorer: the one scorer name corpus.yaml need not register."""
+
+
+def registered_scorers(config: Mapping[str, Any]) -> dict[str, str]:
+    """corpus.yaml `scorers`: name -> module:callable, the only place a scorer's code is named."""
+    table = config.get("scorers")
+    if not isinstance(table, Mapping):
+        return {}
+    return {str(name): spec for name, spec in table.items() if isinstance(spec, str)}
+
+
+def unregistered_scorer(name: object, config: Mapping[str, Any]) -> str | None:
+    """Why a case (or replay.scorer) may not name this scorer; None when it may."""
+    known = registered_scorers(config)
+    if name == LEXICAL_SCORER or (isinstance(name, str) and name in known):
+        return None
+    names = ", ".join(sorted({LEXICAL_SCORER, *known}))
+    return (
+        f"scorer {name!r} is not registered in corpus.yaml `scorers` (known: {names}); a case "
+        "names a scorer, and only corpus.yaml maps a name to code"
+    )
+
+
+def is_case_id(text: str) -> bool:
+    """True for a valid case id: 1-80 of a-z 0-9 . _ -, starting with a letter or digit."""
+    return CASE_ID.fullmatch(text) is not None and ".." not in text
+
+
 def check_case_id(case_id: str) -> str:
     """Return a valid case id or raise UsageError saying what a valid one looks like."""
-    if not CASE_ID.fullmatch(case_id) or ".." in case_id:
+    if not is_case_id(case_id):
         shown = case_id if case_id else "(empty)"
         raise UsageError(
             f"invalid case id {shown!r}: use 1-80 of a-z 0-9 . _ - starting with a letter or digit"

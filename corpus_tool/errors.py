@@ -44,3 +44,7 @@ class IncompleteError(InputError):
             path,
         )
         self.problems = problems
+
+
+class BusyError(CorpusError):
+    """Another process holds the lock of what this command would write; rerun after it."""

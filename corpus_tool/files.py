@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import os
 import re
-import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -178,11 +176,18 @@ def parse_yaml(text: str | bytes, path: Path) -> Any:
 
 
 def parse_yaml_spans(text: str | bytes, path: Path) -> tuple[Any, list[Span] | None]:
-    """The parsed document, and where its scalars holding a `#` are written.
+    """The parsed document, and where its scalars holding a `#` are written; bytes must be
+    UTF-8.
 
     The spans tell comments (which the parsed value does not hold) from text cheaply
-    (`redact.comments`); None when they are unknown.
+    (`redact.comments`); None when they are unknown. YAML would also read UTF-16 and UTF-32
+    (after a byte-order mark), but git shows such a file as binary, so no reviewer sees it,
+    and byte-level scans (comments) miss what it holds.
     """
+    if isinstance(text, bytes) and text.startswith(_WIDE_BOMS):
+        raise InputError(
+            "not UTF-8 text (UTF-16 or UTF-32, after a byte-order mark); save it as UTF-8", path
+        )
     try:
         return _load(text, path)
     except yaml.MarkedYAMLError as err:
@@ -220,6 +225,10 @@ def _load(text: str | bytes, path: Path) -> tuple[Any, list[Span] | None]:
     # Unusual documents (aliases, tags, duplicate keys, errors): built as PyYAML always did,
     # so their value or error is the one the constructor gives.
     return check_depth(yaml.load(text, Loader=Loader), path, budget), None
+
+
+_WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
+"""UTF-16 LE's mark also starts UTF-32 LE's."""
 
 
 def check_depth(data: Any, path: Path, budget: int | None = None) -> Any:
@@ -276,7 +285,7 @@ def atomic_write(path: Path, text: str) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise InputError("is a directory; give a file name", path)
     try:
-        os.fchmod(fd, _mode_for(path, 0o666))  # mkstemp makes 0600: give what the umask gives
+        os.fchmod(fd, mode_for(path, 0o666))  # mkstemp makes 0600: give what the umask gives
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
         os.replace(tmp, path)
@@ -292,49 +301,13 @@ def umask() -> int:
     return mask
 
 
-def _mode_for(path: Path, full: int) -> int:
+def mode_for(path: Path, full: int) -> int:
     """The mode a written file or directory gets: the one it has when it is replaced (a mode
     the user chose is kept), else what the umask makes of `full` (as `open` and `mkdir` do)."""
     try:
         return stat.S_IMODE(path.stat().st_mode)
     except OSError:
         return full & ~umask()
-
-
-@contextmanager
-def staged_dir(final: Path, replace: bool = False) -> Iterator[Path]:
-    """Yield a temporary sibling directory; on success it becomes `final` in one rename.
-
-    A crash or an exception inside the block leaves `final` as it was (absent or old).
-    """
-    try:
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
-        tmp.chmod(_mode_for(final, 0o777))  # mkdtemp makes 0700
-    except OSError as err:  # `cases` is a file, a read-only place
-        raise InputError(
-            f"cannot write here ({err.strerror or err}); make it a writable directory",
-            final.parent,
-        ) from None
-    try:
-        yield tmp
-        if replace and final.exists():
-            old = final.with_name(f".{final.name}.old")
-            shutil.rmtree(old, ignore_errors=True)
-            os.replace(final, old)
-            os.replace(tmp, final)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            try:
-                os.rename(tmp, final)
-            except OSError as err:  # another run made `final` meanwhile
-                raise InputError(
-                    f"cannot create it ({err.strerror or err}); did another run write it? "
-                    "look, then rerun",
-                    final,
-                ) from None
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def json_text(document: Any) -> str:

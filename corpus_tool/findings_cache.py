@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files
+from corpus_tool import files, migrations
 from corpus_tool.errors import InputError
 from corpus_tool.findings import Finding
 from corpus_tool.version import __version__
@@ -106,8 +106,10 @@ def case_key(context: str, case_id: str, contents: Iterable[bytes]) -> str:
 
 def context_key(config: bytes, guard: str) -> str:
     """What every finding of a run depends on besides the case: the tool, corpus.yaml, the
-    redaction guard's key id and allow-list (`guard`), the input size limit."""
-    parts = [FORMAT, tool_fingerprint(), _digest_bytes(config), guard, files.input_limit()]
+    redaction guard's key id and allow-list (`guard`), the input size limit, the migration
+    steps registered (an old schema_version's finding says whether `corpus migrate` helps)."""
+    steps = [[s.kind, s.version] for s in migrations.REGISTERED.steps]
+    parts = [FORMAT, tool_fingerprint(), _digest_bytes(config), guard, files.input_limit(), steps]
     return _digest(json.dumps(parts))
 
 

@@ -138,5 +138,17 @@ def version_problem(kind: str, document: Any) -> str | None:
                 "upgrade corpus-tool"
             )
         if version < current:
-            return f"schema_version {version} is older than {current}; run `corpus migrate`"
+            return _older(kind, version, current)
     return None
+
+
+def _older(kind: str, version: int, current: int) -> str:
+    """Point at `corpus migrate` only when it can upgrade this file (a shipped step exists)."""
+    from corpus_tool import migrations
+
+    if migrations.REGISTERED.path(kind, version, current) is not None:
+        return f"schema_version {version} is older than {current}; run `corpus migrate`"
+    return (
+        f"schema_version {version} is older than {current}, and no corpus-tool step upgrades "
+        f"{kind} files from it; write the file anew (corpus-tool files start at version 1)"
+    )

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool import completeness, files, schema, yaml_lines
-from corpus_tool.corpus import CONFIG_NAME, Corpus, check_case_id
+from corpus_tool.corpus import CONFIG_NAME, Corpus, check_case_id, unregistered_scorer
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import Finding
 from corpus_tool.model import check_guide
 from corpus_tool.model.checks import WAIVABLE
+from corpus_tool.model.waiver import Waiver
 from corpus_tool.yaml_build import Span
 
 Show = Callable[[Path], str]
@@ -114,7 +115,11 @@ def check_config(corpus: Corpus, show: Show, inspect: Inspect | None = None) -> 
         return [doc]
     if doc.data is None:
         return []
-    return check_document(doc, "corpus", show) + _inspected(doc, inspect)
+    found = check_document(doc, "corpus", show) + _inspected(doc, inspect)
+    default = (doc.data.get("replay") or {}) if isinstance(doc.data, dict) else {}
+    if not found and isinstance(default, dict) and isinstance(default.get("scorer"), str):
+        found.extend(_scorer_named(doc, ("replay", "scorer"), doc.data, show))
+    return found
 
 
 def check_layout(corpus: Corpus, show: Show) -> list[Finding]:
@@ -139,10 +144,12 @@ def check_case(
     inspect: Inspect | None = None,
     valid: Valid | None = None,
     read: Read | None = None,
+    forgetting: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Both files of a case: schema, ids, completeness; schema-valid files go into `valid`.
 
-    `read` gives the bytes of a file when they are already in hand.
+    `read` gives the bytes of a file when they are already in hand; `forgetting`: cases an
+    interrupted `corpus forget` still has to remove.
     """
     case_dir = corpus.cases_dir / case_id
     found: list[Finding] = list(_dir_name(case_dir, show))
@@ -151,13 +158,7 @@ def check_case(
         path = case_dir / name
         if not path.is_file():
             found.append(
-                Finding(
-                    show(path),
-                    None,
-                    "$",
-                    "case.files",
-                    f"case {case_id} has no {name}; re-add it with `corpus add --force`",
-                )
+                Finding(show(path), None, "$", "case.files", _missing(case_id, name, forgetting))
             )
             continue
         doc = load(path, show, corpus.root, read)
@@ -171,10 +172,48 @@ def check_case(
         found.extend(_inspected(doc, inspect))
         found.extend(_id_matches(doc, case_id, show))
         docs[kind] = doc
+    if "expected" in docs:
+        found.extend(_case_scorer(docs["expected"], corpus, show))
     trace = docs.get("trace")
     if trace is not None and isinstance(trace.data, dict):
         found.extend(_completeness(trace, _accepted(docs.get("expected")), show))
     return found
+
+
+SCORER_PATH = ("expect", "output", "similar", "scorer")
+
+
+def _case_scorer(doc: Document, corpus: Corpus, show: Show) -> list[Finding]:
+    """A case may name only a scorer corpus.yaml registers: a case file never chooses code."""
+    node: Any = doc.data
+    for key in SCORER_PATH:
+        node = node.get(key) if isinstance(node, dict) else None
+    if node is None:
+        return []
+    return _scorer_named(doc, SCORER_PATH, corpus.config, show)
+
+
+def _scorer_named(doc: Document, where: tuple[str, ...], config: Any, show: Show) -> list[Finding]:
+    node: Any = doc.data
+    for key in where:
+        node = node[key]
+    message = unregistered_scorer(node, config if isinstance(config, dict) else {})
+    if message is None:
+        return []
+    path = "$." + ".".join(where)
+    return [Finding(show(doc.path), doc.line(where), path, "scorer.unregistered", message)]
+
+
+def _missing(case_id: str, name: str, forgetting: frozenset[str]) -> str:
+    if case_id in forgetting:  # re-adding would bring back the person being erased
+        return (
+            f"case {case_id} has no {name}: an interrupted `corpus forget` is removing it; "
+            "rerun `corpus forget` to finish. Never re-add it"
+        )
+    return (
+        f"case {case_id} has no {name}; restore it from git, re-add the case with "
+        "`corpus add --force`, or remove the case whole"
+    )
 
 
 def _dir_name(case_dir: Path, show: Show) -> Iterator[Finding]:
@@ -228,60 +267,58 @@ def check_waiver(
     if found or not isinstance(doc.data, dict):
         return found + _inspected(doc, inspect)
     found.extend(_inspected(doc, inspect))
-    data = doc.data
 
     def at(key: str, rule: str, message: str) -> Finding:
         return Finding(show(path), doc.line((key,)), f"$.{key}", rule, message)
 
-    if data["id"] != path.stem:
+    try:
+        waiver = Waiver.from_doc(doc.data)
+    except ValueError as err:
+        return [*found, at("expires", "waiver.expires", str(err))]
+    return found + waiver_findings(corpus, waiver, path.stem, today, at)
+
+
+Place = Callable[[str, str, str], Finding]
+"""Makes a finding at a top-level key of the file: (key, rule, message)."""
+
+
+def waiver_findings(
+    corpus: Corpus, waiver: Waiver, stem: str, today: date, at: Place
+) -> list[Finding]:
+    """What is wrong with a schema-valid waiver: its id, case, checks and expiry."""
+    found: list[Finding] = []
+    if waiver.id != stem:
         found.append(
-            at("id", "waiver.id", f"id {data['id']!r} does not match the file name {path.stem!r}")
+            at("id", "waiver.id", f"id {waiver.id!r} does not match the file name {stem!r}")
         )
-    if data.get("case") and not (corpus.cases_dir / data["case"]).is_dir():
-        found.append(
-            at("case", "waiver.case", f"names case {data['case']!r}, which does not exist")
-        )
-    listed = set(data.get("checks") or [])
-    known = WAIVABLE if listed else ()
-    unknown = sorted(listed - set(known))
+    if waiver.case and not (corpus.cases_dir / waiver.case).is_dir():
+        found.append(at("case", "waiver.case", f"names case {waiver.case!r}, which does not exist"))
+    unknown = sorted(set(waiver.checks) - set(WAIVABLE))
     if unknown:
         found.append(
             at(
                 "checks",
                 "waiver.checks",
-                f"unknown check {', '.join(unknown)}; known: {', '.join(known)}",
+                f"unknown check {', '.join(unknown)}; known: {', '.join(WAIVABLE)}",
             )
         )
-    found.extend(_expiry(data, today, corpus.setting("waivers", "max_days"), at))
+    found.extend(_expiry(waiver, today, corpus.setting("waivers", "max_days"), at))
     return found
 
 
-def _expiry(
-    data: dict[str, Any], today: date, max_days: int | None, at: Callable[[str, str, str], Finding]
-) -> Iterator[Finding]:
-    try:
-        expires = date.fromisoformat(data["expires"])
-    except ValueError:
-        yield at("expires", "waiver.expires", f"expires {data['expires']!r} is not a date")
-        return
-    if expires < today:
+def _expiry(waiver: Waiver, today: date, max_days: int | None, at: Place) -> Iterator[Finding]:
+    if not waiver.active(today):
         yield at(
             "expires",
             "waiver.expired",
-            f"expired on {expires}; renew it with a new reason or delete it",
+            f"expired on {waiver.expires}; renew it with a new reason or delete it",
         )
     if max_days is not None:
-        start = _created(data, today)
-        if expires > start + timedelta(days=max_days):
+        start = waiver.created or today
+        if waiver.expires > start + timedelta(days=max_days):
             yield at(
                 "expires",
                 "waiver.max_days",
-                f"expires {expires}, more than {max_days} days after {start} (waivers.max_days)",
+                f"expires {waiver.expires}, more than {max_days} days after {start} "
+                "(waivers.max_days)",
             )
-
-
-def _created(data: dict[str, Any], today: date) -> date:
-    try:
-        return date.fromisoformat(str(data.get("created")))
-    except ValueError:
-        return today

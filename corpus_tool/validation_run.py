@@ -46,14 +46,19 @@ class ValidationRun:
         show: validation.Show,
         environ: Mapping[str, str],
         cache: FindingsCache | None = None,
+        key_root: Path | None = None,
+        forgetting: frozenset[str] = frozenset(),
     ) -> None:
+        """`key_root`: where the key file is resolved (`--staged` validates a scratch copy of
+        the corpus); `forgetting`: cases an interrupted `corpus forget` still has to remove."""
         self.corpus, self.today, self.show = corpus, today, show
+        self._forgetting = forgetting
         # Findings are made with paths relative to the corpus (as the cache stores them) and
         # shown relative to the user's directory on the way out.
         root = corpus.root
         self._relative: validation.Show = lambda path: os.path.relpath(path, root)
         self.guard = open_guard(
-            root, corpus.config, corpus.waiver_paths(), environ, today, self._relative
+            key_root or root, corpus.config, corpus.waiver_paths(), environ, today, self._relative
         )
         self.problems = self._shown(self.guard.problems)
         self._cache = cache
@@ -78,7 +83,7 @@ class ValidationRun:
     def case(self, case_id: str) -> CheckedCase:
         """The findings of a case, and what of it is sound."""
         raws = _read_case(self.corpus, case_id)
-        if raws is None or self._cache is None:  # unreadable or missing files: never cached
+        if raws is None or self._cache is None or case_id in self._forgetting:  # never cached
             return self._fresh(case_id, raws)
         key = case_key(self._context, case_id, [raws[k] for k in KINDS])
         entry = self._cache.get(key)
@@ -100,7 +105,13 @@ class ValidationRun:
         read = None if raws is None else self._reader(case_id, raws)
         found = self._shown(
             validation.check_case(
-                self.corpus, case_id, self._relative, self.guard.inspect, valid, read
+                self.corpus,
+                case_id,
+                self._relative,
+                self.guard.inspect,
+                valid,
+                read,
+                self._forgetting,
             )
         )
         kinds = _kinds(valid)

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import completeness, files, ingest, redact, schema
+from corpus_tool import completeness, files, ingest, recovery, redact, schema, staging
 from corpus_tool.assemble import assemble, derive_case_id, slice_body
 from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import IncompleteError, InputError, UsageError
 from corpus_tool.expectations import draft
+from corpus_tool.faults import NO_STEPS, Steps
 from corpus_tool.grade import grade_checks
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.minimize.case import Asked, shrink_case
@@ -47,7 +48,11 @@ class AddOptions:
 
 
 def add(
-    corpus: Corpus, options: AddOptions, out: TextIO, environ: Mapping[str, str] | None = None
+    corpus: Corpus,
+    options: AddOptions,
+    out: TextIO,
+    environ: Mapping[str, str] | None = None,
+    err: TextIO | None = None,
 ) -> int:
     """Ingest the incident; on any refusal nothing of the case is written.
 
@@ -55,13 +60,14 @@ def add(
     process environment) before anything is written; without a key nothing is.
     A file with many runs (benchmark results) needs `--select` (one run) or `--all` (each
     run its own case). `--all` is all-or-nothing: every run is checked before any is written.
+    Interrupted writes found in the corpus are finished or undone first (noted on `err`).
     """
+    environ = os.environ if environ is None else environ
     if options.case_id is not None:
         check_case_id(options.case_id)
-    key = corpus_key(corpus, os.environ if environ is None else environ)
+    key = corpus_key(corpus, environ)
     planned = plan_file(corpus, options, key)
-    for case in planned:
-        _write_case(case.target, case.doc, case.expected, options.force)
+    write_planned(corpus, planned, options.force, Steps.from_environ(environ), err)
     report(corpus, planned, options.output, out)
     return 0
 
@@ -119,10 +125,28 @@ def _without_required(expected: Expected) -> Expected:
     return replace(expected, expect=replace(expected.expect, tools=replace(tools, required=None)))
 
 
-def write_planned(planned: list[Planned], force: bool) -> None:
-    """Write checked cases, each in one rename."""
-    for case in planned:
-        _write_case(case.target, case.doc, case.expected, force)
+def write_planned(
+    corpus: Corpus,
+    planned: list[Planned],
+    force: bool,
+    steps: Steps = NO_STEPS,
+    err: TextIO | None = None,
+) -> None:
+    """Write checked cases, each in one rename under its lock, every lock taken first.
+
+    Interrupted writes in the corpus are finished or undone before (noted on `err`); a case
+    another command is writing stops the whole write with BusyError before anything changes.
+    """
+    if not planned:
+        return
+    for note in recovery.recover(corpus, steps):
+        if err is not None:
+            err.write(f"corpus add: {note}\n")
+    with contextlib.ExitStack() as stack:
+        for case in planned:
+            stack.enter_context(staging.locked(case.target, steps))
+        for case in planned:
+            _write_case(case.target, case.doc, case.expected, force, steps)
 
 
 @dataclass(frozen=True)
@@ -263,14 +287,23 @@ def _check_schema(doc: dict[str, Any], incident: Path) -> None:
         )
 
 
-def _write_case(target: Path, trace: dict[str, Any], expected: str, force: bool) -> None:
-    """Write the case in one rename; a reviewed expected.yaml (and other files) survive --force."""
-    with files.staged_dir(target, replace=force) as tmp:
-        if target.exists():
-            shutil.copytree(target, tmp, dirs_exist_ok=True)
-        (tmp / "trace.yaml").write_text(files.dump_yaml(trace), encoding="utf-8")
-        if not (tmp / "expected.yaml").exists():
-            (tmp / "expected.yaml").write_text(expected, encoding="utf-8")
+def _write_case(
+    target: Path, trace: dict[str, Any], expected: str, force: bool, steps: Steps
+) -> None:
+    """Write the case in one rename; a reviewed expected.yaml (and other files) survive --force.
+
+    The old case is copied without following links, and the new trace replaces whatever stood
+    at its name (a link too) rather than writing through it.
+    """
+    with staging.build(target, replace=force, steps=steps) as tmp:
+        if os.path.lexists(target):
+            staging.copy_tree(target, tmp)
+            steps.done(f"previous {target.name} copied")
+        staging.write_new(tmp / "trace.yaml", files.dump_yaml(trace))
+        steps.done("trace.yaml written")
+        if not os.path.lexists(tmp / "expected.yaml"):
+            staging.write_new(tmp / "expected.yaml", expected)
+            steps.done("expected.yaml drafted")
 
 
 def report(corpus: Corpus, planned: list[Planned], output: str, out: TextIO) -> None:

@@ -28,6 +28,7 @@ from corpus_tool.commands.add import (
 )
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import CorpusError, InputError, UsageError
+from corpus_tool.faults import Steps
 
 
 @dataclass(frozen=True)
@@ -51,19 +52,20 @@ def add_many(
     `err` (default stderr), one line each, and exit status 2."""
     incidents = expand(paths)
     if len(incidents) == 1 and not any(p.is_dir() for p in paths):
-        return add(corpus, replace(options, incident=incidents[0]), out, environ)
+        return add(corpus, replace(options, incident=incidents[0]), out, environ, err)
     if options.case_id is not None or options.start is not None or options.end is not None:
         raise UsageError("--id, --start and --end name one incident; add the files one by one")
     if options.tools_log is not None:
         raise UsageError("--tools-log completes one incident; add the files one by one")
-    key = corpus_key(corpus, os.environ if environ is None else environ)
+    environ = os.environ if environ is None else environ
+    key = corpus_key(corpus, environ)
     with _progress(out, len(incidents)) as advance:
         verdicts = [_verdict(corpus, replace(options, incident=p), key, advance) for p in incidents]
     verdicts = _refuse_twins(verdicts)
     refused = [v for v in verdicts if v.error is not None]
     written = [v for v in verdicts if v.error is None] if options.keep_going or not refused else []
-    for verdict in written:
-        write_planned(list(verdict.planned), options.force)
+    cases = [case for verdict in written for case in verdict.planned]
+    write_planned(corpus, cases, options.force, Steps.from_environ(environ), err)
     _report(corpus, verdicts, written, options, (out, err or sys.stderr))
     return 2 if refused else 0
 

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
-from corpus_tool import files, schema
-from corpus_tool.corpus import load_config, locate
-from corpus_tool.errors import InputError, UsageError
+from corpus_tool.corpus import locate
+from corpus_tool.errors import UsageError
 from corpus_tool.select.cache import FactCache
-from corpus_tool.select.facts import ExpectedFacts, TraceFacts
-from corpus_tool.select.git import INDEX, WORKTREE, Repository, Snapshot
+from corpus_tool.select.changed import Sides, resolve_sides, select_changed
+from corpus_tool.select.facts import ExpectedFacts
+from corpus_tool.select.git import INDEX, WORKTREE, Repository
 from corpus_tool.select.layout import Layout
 from corpus_tool.select.output import REPORTERS, Report
-from corpus_tool.select.rules import Impact
-from corpus_tool.select.selection import BlobReader, CaseIndex, Selection, select
+from corpus_tool.select.selection import Selection
 from corpus_tool.select.shard import Shard, ShardSpec, balance
 
 ALL_SHARDS_FORMATS = ("json", "github-matrix")
@@ -38,16 +36,6 @@ class AffectedOptions:
     shard: ShardSpec | None = None
 
 
-@dataclass(frozen=True)
-class Sides:
-    """The resolved revisions: base as given, the merge base, and the head side."""
-
-    base: str
-    merge_base: str
-    head: str  # a commit id, INDEX or WORKTREE
-    snapshot: Snapshot
-
-
 def affected(
     directory: Path | None, cwd: Path, options: AffectedOptions, out: TextIO, err: TextIO
 ) -> int:
@@ -56,14 +44,13 @@ def affected(
     root = locate(directory, cwd)
     repo = Repository.discover(root)
     layout = Layout.at(os.path.relpath(root, repo.root))
-    sides = _sides(repo, layout, options)
+    sides = resolve_sides(repo, layout, options.base, _head_of(options))
     cache = FactCache.load(repo.cache_dir())
-    impact = Impact.from_config(_head_config(repo, sides, layout, root))
-    cases = _case_index(repo, sides.snapshot, layout, cache)
-    changes = repo.changes(sides.merge_base, sides.head)
-    selection = select(changes, layout, impact, cases, _base_reader(repo, sides.merge_base))
+    selection = select_changed(repo, layout, sides, root, cache)
     report = _report(selection, options, sides, _shown(root, cwd))
-    cache.save()
+    warning = cache.save()
+    if warning is not None:
+        err.write(f"corpus affected: warning: {warning}\n")
     REPORTERS[options.output](report, out, err)
     return 0
 
@@ -80,73 +67,9 @@ def _check_options(options: AffectedOptions) -> None:
         )
 
 
-def _sides(repo: Repository, layout: Layout, options: AffectedOptions) -> Sides:
-    base = repo.commit(options.base)
-    head_commit = repo.commit(options.head or "HEAD")
-    merge_base = repo.merge_base(base, head_commit)
-    head = INDEX if options.staged else WORKTREE if options.worktree else head_commit
-    return Sides(options.base, merge_base, head, repo.snapshot(head, layout.pathspecs()))
-
-
-def _head_config(repo: Repository, sides: Sides, layout: Layout, root: Path) -> Mapping[str, Any]:
-    """corpus.yaml as the head side has it: its rules decide (the worktree's when it has none)."""
-    blob = sides.snapshot.blobs.get(layout.config_path)
-    if blob is None:
-        return load_config(root)
-    where = Path(
-        layout.config_path
-        if sides.head in (INDEX, WORKTREE)
-        else f"{sides.head[:12]}:{layout.config_path}"
-    )
-    data = files.parse_yaml(repo.read(blob, sides.snapshot), where)
-    if not isinstance(data, dict):
-        raise InputError("corpus.yaml must be a mapping; see `corpus validate`", where)
-    problems = [schema.version_problem("corpus", data)] + [
-        f"{schema.json_path(e.absolute_path)}: {e.message}" for e in schema.errors("corpus", data)
-    ]
-    found = [p for p in problems if p]
-    if found:
-        raise InputError(f"{found[0]}; see `corpus validate`", where)
-    return data
-
-
-def _case_index(
-    repo: Repository, snapshot: Snapshot, layout: Layout, cache: FactCache
-) -> CaseIndex:
-    ids = {c for c in map(layout.case_of, snapshot.blobs) if c is not None}
-
-    def head_blob(path: str) -> bytes | None:
-        blob = snapshot.blobs.get(path)
-        return repo.read(blob, snapshot) if blob is not None else None
-
-    def read(blobs: list[str]) -> dict[str, bytes]:
-        return repo.read_many(blobs, snapshot)
-
-    def traces(case_ids: list[str]) -> dict[str, TraceFacts]:
-        blobs = _blobs(snapshot, layout, case_ids, "trace.yaml")
-        facts = cache.traces(blobs.values(), read)
-        # No trace.yaml: what the case calls is unknown, so it counts as unreadable.
-        return {c: facts[blobs[c]] if c in blobs else TraceFacts(readable=False) for c in case_ids}
-
-    def expecteds(case_ids: list[str]) -> dict[str, ExpectedFacts]:
-        blobs = _blobs(snapshot, layout, case_ids, "expected.yaml")
-        facts = cache.expecteds(blobs.values(), read)
-        return {c: facts[blobs[c]] if c in blobs else ExpectedFacts() for c in case_ids}
-
-    return CaseIndex(ids, traces, expecteds, head_blob)
-
-
-def _blobs(snapshot: Snapshot, layout: Layout, case_ids: list[str], name: str) -> dict[str, str]:
-    paths = {c: layout.case_path(c, name) for c in case_ids}
-    return {c: snapshot.blobs[p] for c, p in paths.items() if p in snapshot.blobs}
-
-
-def _base_reader(repo: Repository, merge_base: str) -> BlobReader:
-    def read(path: str) -> bytes | None:
-        blob = repo.tree(merge_base, [path]).get(path)
-        return repo.read(blob) if blob is not None else None
-
-    return read
+def _head_of(options: AffectedOptions) -> str | None:
+    """The head side: INDEX, WORKTREE, or a revision (None: HEAD)."""
+    return INDEX if options.staged else WORKTREE if options.worktree else options.head
 
 
 def _report(selection: Selection, options: AffectedOptions, sides: Sides, corpus: str) -> Report:

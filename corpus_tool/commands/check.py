@@ -9,10 +9,12 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
+from corpus_tool import recovery
 from corpus_tool.commands.replay import ReplayOptions, execute, exit_code, finish
-from corpus_tool.commands.validate import Caches, shower
+from corpus_tool.commands.validate import Caches, pending_forget, shower
 from corpus_tool.corpus import Corpus
 from corpus_tool.findings import Finding, sort_findings
+from corpus_tool.gate.waivers import read_book
 from corpus_tool.replay.cases import LoadedCase, load_case
 from corpus_tool.replay.suite import select
 from corpus_tool.validation_run import ValidationRun
@@ -35,14 +37,17 @@ def check(
     env = os.environ if environ is None else environ
     caches = Caches(env, cached)
     ids = select(corpus, options.run)
-    run = ValidationRun(corpus, today, shower(cwd), env, caches.get(corpus.root))
-    validating = Validating(run, ids)
+    show = shower(cwd)
+    forgetting, found = pending_forget(corpus, show)
+    run = ValidationRun(corpus, today, show, env, caches.get(corpus.root), None, forgetting)
+    validating = Validating(run, ids, [*found, *recovery.findings(corpus, show)])
     preface = validating.preface if options.output == "text" else None
-    results = execute(corpus, ids, options, out, validating.load, preface)
+    book = read_book(corpus, today)
+    results = execute(corpus, ids, options, out, book, validating.load, preface)
     findings = validating.finish()
     caches.save()
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
-    finish(corpus, results, options, out, "check", extra)
+    finish(corpus, results, options, out, "check", book, extra)
     return 1 if findings else exit_code(results)
 
 
@@ -50,10 +55,10 @@ class Validating:
     """The whole corpus validated case by case as replay reads each case: the files are read
     and parsed once, and a case's documents are let go once it is graded."""
 
-    def __init__(self, run: ValidationRun, ids: Sequence[str]) -> None:
+    def __init__(self, run: ValidationRun, ids: Sequence[str], found: list[Finding]) -> None:
         self._run = run
         self._left = dict.fromkeys(ids)  # cases not validated yet, in order
-        found = [*run.problems, *run.config()]
+        found = [*found, *run.problems, *run.config()]
         for waiver in run.corpus.waiver_paths():
             found.extend(run.waiver(waiver))
         self._found = found

@@ -2,21 +2,23 @@
 
 The right to erasure without keeping the value: the value is pseudonymised with the corpus key
 exactly as `corpus add` would, and each case file is searched for the result. Check waivers of
-removed cases go with them.
+removed cases go with them. The removal is journaled (erasure.py): a killed run is finished by
+the next writing command, so a case being forgotten is never left half there.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import files, redact
+from corpus_tool import erasure, files, recovery, redact
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError, UsageError
+from corpus_tool.faults import Steps
 
 
 @dataclass(frozen=True)
@@ -37,8 +39,18 @@ class Plan:
     other_key: list[str]
 
 
-def forget(corpus: Corpus, options: ForgetOptions, out: TextIO, environ: Mapping[str, str]) -> int:
-    """List (--dry-run) or remove the cases holding the value's pseudonym."""
+def forget(
+    corpus: Corpus,
+    options: ForgetOptions,
+    out: TextIO,
+    environ: Mapping[str, str],
+    err: TextIO | None = None,
+) -> int:
+    """List (--dry-run) or remove the cases holding the value's pseudonym.
+
+    A real run first finishes interrupted writes (an earlier forget included; noted on `err`),
+    so what it searches is what the corpus holds.
+    """
     key = redact.load_key(corpus.config, corpus.root, environ)
     wanted = redact.needles(options.value, key)
     if not wanted:
@@ -46,9 +58,15 @@ def forget(corpus: Corpus, options: ForgetOptions, out: TextIO, environ: Mapping
             "no detector recognises this value, so no case can hold a pseudonym of it; give an "
             "email, phone number, ID, card or account number, or a token, as it was written"
         )
-    plan = _plan(corpus, wanted, key.key_id)
+    steps = Steps.from_environ(environ)
     if not options.dry_run:
-        _apply(corpus, plan)
+        for note in recovery.recover(corpus, steps):
+            if err is not None:
+                err.write(f"corpus forget: {note}\n")
+    plan = _plan(corpus, wanted, key.key_id)
+    if not options.dry_run and plan.cases:
+        rel = tuple(p.relative_to(corpus.root).as_posix() for p in plan.waivers)
+        erasure.erase(corpus, erasure.Erasure(tuple(plan.cases), rel), steps)
     _report(corpus, plan, options, out)
     return 0
 
@@ -78,12 +96,28 @@ def _case_holds(case_dir: Path, wanted: list[str]) -> bool:
 def _file_holds(path: Path, wanted: list[str]) -> bool:
     raw = files.read_bytes(path)
     # The raw text covers comments; the parsed document covers escapes and folded lines.
-    if redact.holds(raw.decode("utf-8", "replace"), wanted):
+    if redact.holds(_text(raw), wanted):
         return True
     try:
         return redact.holds(files.parse_yaml(raw, path), wanted)
     except InputError:
         return False
+
+
+def _text(raw: bytes) -> str:
+    """The file as text: a UTF-16/32 file (a finding for validate) is still searched."""
+    for bom, codec in _BOMS:
+        if raw.startswith(bom):
+            return raw.decode(codec, "replace")
+    return raw.decode("utf-8", "replace")
+
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 
 def _waiver_case(path: Path) -> str | None:
@@ -92,17 +126,6 @@ def _waiver_case(path: Path) -> str | None:
     except InputError:
         return None
     return str(data.get("case")) if isinstance(data, dict) and data.get("case") else None
-
-
-def _apply(corpus: Corpus, plan: Plan) -> None:
-    for case_id in plan.cases:
-        case_dir = corpus.cases_dir / case_id
-        if case_dir.is_symlink():  # the link is the corpus's; what it points at is not
-            case_dir.unlink()
-        else:
-            shutil.rmtree(case_dir)
-    for waiver in plan.waivers:
-        waiver.unlink()
 
 
 def _report(corpus: Corpus, plan: Plan, options: ForgetOptions, out: TextIO) -> None:

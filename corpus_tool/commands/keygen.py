@@ -12,8 +12,11 @@ from corpus_tool.corpus import Corpus
 from corpus_tool.redact.rotation import configured_key_id, recorded_key_id
 
 
-def keygen(output: Path | None, corpus_root: Path, out: TextIO, err: TextIO) -> int:
-    """Print a fresh key (stdout holds only the key), or write it to a file outside the repo."""
+def keygen(output: Path | None, corpus_root: Path | None, out: TextIO, err: TextIO) -> int:
+    """Print a fresh key (stdout holds only the key), or write it to a file outside any repo.
+
+    `corpus_root` is the corpus the command runs in, if any: the key may not land there either.
+    """
     key = redact.keygen()
     key_id = redact.RedactionKey(key.encode("utf-8"), "new").key_id
     if output is None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import files, schema
+from corpus_tool import files, schema, staging
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
 from corpus_tool.grade import grade_checks
@@ -49,10 +49,11 @@ def minimize(corpus: Corpus, options: MinimizeOptions, out: TextIO) -> int:
             progress=tick,
         )
     written = result.changed and not options.dry_run
-    if written:
-        if _sha(path, corpus) != fingerprint:
-            raise InputError("changed while it was being minimized; run minimize again", path)
-        write_trace(path, result.trace)
+    if written:  # under the case's lock, like every write of a case (staging.py)
+        with staging.locked(corpus.case_dir(case_id)):
+            if _sha(path, corpus) != fingerprint:
+                raise InputError("changed while it was being minimized; run minimize again", path)
+            write_trace(path, result.trace)
     notes = stale(loaded.expected, result.before, result.trace)
     report = summary(result, mode, notes) | {"case": case_id, "written": written}
     if options.output == "json":

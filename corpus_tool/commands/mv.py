@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import files
+from corpus_tool import files, recovery, staging
 from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import CorpusError, UsageError
 
@@ -38,7 +38,8 @@ class Move:
 
 
 def mv(corpus: Corpus, old: str, new: str, output: str, out: TextIO) -> int:
-    """Rename case OLD to NEW; 0 when done."""
+    """Rename case OLD to NEW; 0 when done (interrupted writes in the corpus are finished first)."""
+    recovery.recover(corpus)
     move = plan(corpus, old, new)
     apply(move)
     _report(corpus, move, output, out)
@@ -72,19 +73,24 @@ def plan(corpus: Corpus, old: str, new: str) -> Move:
 
 
 def apply(move: Move) -> None:
-    """New directory, waivers, then the old directory: each step safe to repeat."""
-    if not move.resuming:
-        with files.staged_dir(move.target) as tmp:
-            shutil.copytree(move.source, tmp, symlinks=True, dirs_exist_ok=True)
-            for name, text in move.edited.items():
-                (tmp / name).write_text(text, encoding="utf-8")
-    for path, text in move.waivers.items():
-        files.atomic_write(path, text)
-    gone = _leftover(move.source)
-    if move.source.is_dir():
+    """New directory, waivers, then the old directory: each step safe to repeat.
+
+    Both case directories stay locked for the whole move, like every write of a case; the copy
+    keeps links as links and refuses pipes and devices (staging.py).
+    """
+    with staging.locked(move.source), staging.locked(move.target):
+        if not move.resuming:
+            with staging.build(move.target, replace=False) as tmp:
+                staging.copy_tree(move.source, tmp)
+                for name, text in move.edited.items():
+                    staging.write_new(tmp / name, text)
+        for path, text in move.waivers.items():
+            files.atomic_write(path, text)
+        gone = _leftover(move.source)
+        if move.source.is_dir():
+            shutil.rmtree(gone, ignore_errors=True)
+            os.replace(move.source, gone)  # the case is gone in one step; cleaned up after
         shutil.rmtree(gone, ignore_errors=True)
-        os.replace(move.source, gone)  # the case is gone in one step; cleaned up after
-    shutil.rmtree(gone, ignore_errors=True)
 
 
 def _leftover(source: Path) -> Path:

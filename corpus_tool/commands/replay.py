@@ -6,6 +6,7 @@ import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -15,11 +16,12 @@ from corpus_tool.compare.sides import replayed
 from corpus_tool.compare.text import pair_lines
 from corpus_tool.compare.verdict import structural
 from corpus_tool.corpus import Corpus
+from corpus_tool.gate.waivers import Book, read_book, unused, waive
 from corpus_tool.grade import grade_checks
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay import results as report
 from corpus_tool.replay.cases import CaseResult, load_case
-from corpus_tool.replay.suite import Load, RunOptions, run, select
+from corpus_tool.replay.suite import Load, RunOptions, run_cases, select
 
 
 @dataclass(frozen=True)
@@ -34,10 +36,11 @@ class ReplayOptions:
     verbose: bool = False
 
 
-def replay(corpus: Corpus, options: ReplayOptions, out: TextIO) -> int:
-    """Replay and grade the selected cases; 0 when none fails, 1 otherwise."""
-    results = execute(corpus, select(corpus, options.run), options, out)
-    finish(corpus, results, options, out, "replay")
+def replay(corpus: Corpus, options: ReplayOptions, out: TextIO, today: date) -> int:
+    """Replay and grade the selected cases; 0 when none fails (waived ones included), else 1."""
+    book = read_book(corpus, today)
+    results = execute(corpus, select(corpus, options.run), options, out, book)
+    finish(corpus, results, options, out, "replay", book)
     return exit_code(results)
 
 
@@ -55,29 +58,36 @@ def execute(
     ids: Sequence[str],
     options: ReplayOptions,
     out: TextIO,
+    book: Book,
     load: Load | None = None,
     preface: Preface | None = None,
 ) -> list[CaseResult]:
-    """Run the cases, printing a verdict line per case (and a progress bar on a terminal).
+    """Run the cases, printing a verdict line per case (and a progress bar on a terminal);
+    the book's waivers are applied to each verdict before it is shown.
 
     `load` reads a case (`corpus check` validates it on the way); `preface` gives the lines
     that come first (`check`: the validation findings, known once every case was read):
-    verdict lines wait for it.
+    verdict lines wait for it. The list returned keeps of each result what the end of the run
+    shows (`_kept`), so memory stays flat as the corpus grows.
     """
+    results: list[CaseResult] = []
     keep = functools.partial(_kept, options)
+
+    def judged(say: Callable[[str], None]) -> Iterator[None]:
+        for result in run_cases(corpus, ids, options.run, grader=grade_checks, load=load):
+            waived = waive(result, book)
+            results.append(keep(waived))
+            say(report.headline(waived))
+            yield None
+
     if options.output == "json":
-        return run(corpus, ids, options.run, grader=grade_checks, load=load, keep=keep)
+        for _ in judged(lambda line: None):
+            pass
+        return results
     with _progress(out, len(ids)) as say:
         lines = _Lines(say, preface)
-        results = run(
-            corpus,
-            ids,
-            options.run,
-            lambda r: lines.verdict(report.headline(r)),
-            grader=grade_checks,
-            load=load,
-            keep=keep,
-        )
+        for _ in judged(lines.verdict):
+            pass
         lines.flush()
     return results
 
@@ -113,14 +123,14 @@ class _Lines:
 
 def _kept(options: ReplayOptions, result: CaseResult) -> CaseResult:
     """What the end of the run needs of a result: all of it when a document shows every case
-    (results, json); else a failure's details (and its trajectory for --diff), and of a case
-    that did not fail its verdict and notes, so memory stays flat as the corpus grows."""
+    (results, json); else a failure's or waiver's details (and its trajectory for --diff), and
+    of a case that passed or was skipped its verdict and notes."""
     if options.results is not None or options.output == "json":
         return result
-    if result.counts_as_failure or options.verbose:
-        keep_run = options.diff and result.verdict == "failed"
+    if result.verdict not in ("passed", "skipped") or result.waivers or options.verbose:
+        keep_run = options.diff and result.verdict in ("failed", "waived")
         return result if keep_run else replace(result, trajectory=None)
-    if options.junit is not None:  # a JUnit testcase of a case that did not fail: no details
+    if options.junit is not None:  # a JUnit testcase of a passing case: no details
         return replace(result, trajectory=None, checks=(), output="", stack=())
     return replace(result, trajectory=None, checks=(), output="", stack=(), sequence_diff=())
 
@@ -131,11 +141,12 @@ def finish(
     options: ReplayOptions,
     out: TextIO,
     command: str,
+    book: Book,
     extra: dict[str, Any] | None = None,
 ) -> None:
     """Details of failures (with --diff, recording against replay), the summary, the files."""
     if options.results is not None or options.output == "json":  # built only when shown
-        doc = {**report.document(corpus, results, command), **(extra or {})}
+        doc = {**report.document(corpus, results, command, book.entries()), **(extra or {})}
         if options.results is not None:
             report.write_results(options.results, doc)
         if options.output == "json":
@@ -147,9 +158,9 @@ def finish(
         report.write_junit(options.junit, corpus, results)
     for result in sorted(results, key=lambda r: r.case):
         details = report.detail_lines(result, options.verbose)
-        if details and (result.counts_as_failure or options.verbose):
+        if details and (result.counts_as_failure or result.waivers or options.verbose):
             out.write(f"\n{result.case}:\n" + "".join(f"  {line}\n" for line in details))
-            if options.diff and result.verdict == "failed":
+            if options.diff and result.verdict in ("failed", "waived"):
                 lines = recording_diff(corpus, result)
                 out.write("  diff (recording -> replay):\n")
                 out.write("".join(f"    {line}\n" for line in lines))
@@ -157,8 +168,9 @@ def finish(
     out.write(
         f"\n{counts['total']} case(s): {counts['passed']} passed, {counts['failed']} failed, "
         f"{counts['error']} error, {counts['known_unknown']} known_unknown, "
-        f"{counts['skipped']} skipped\n"
+        f"{counts['skipped']} skipped, {counts['waived']} waived\n"
     )
+    out.writelines(f"{line}\n" for line in waiver_notes(book, results))
     if not results:
         out.write("no case was replayed; a run without verdicts is not a pass\n")
     noted = sum(1 for r in results if r.notes)
@@ -167,6 +179,23 @@ def finish(
             f"{noted} case(s) hold model request fields only one side carries (not compared); "
             "-v lists them\n"
         )
+
+
+def waiver_notes(book: Book, results: Sequence[CaseResult]) -> list[str]:
+    """What the run shows about the waivers of the cases it ran: expired, unusable, unused."""
+    ran = {r.case for r in results}
+    notes = [
+        f"waiver {w.id} (case {w.case}) expired on {w.expires}: it waives nothing; renew it "
+        "with a new reason or delete it"
+        for w in book.expired
+        if w.case in ran
+    ]
+    notes += [f"waiver {b.id} waives nothing: {b.problem}" for b in book.broken]
+    notes += [
+        f"waiver {w.id} (case {w.case}) is unused: every check it names passed; delete it"
+        for w in unused(book, results)
+    ]
+    return notes
 
 
 def recording_diff(corpus: Corpus, result: CaseResult) -> list[str]:

@@ -1,7 +1,10 @@
 """Trajectory graders: one per `expect` key of expected.yaml, each check with a stable name.
 
-    results = grade_run(expect, trajectory, scorer)     # the trace model
-    results = grade(expect, events, terminal, scorer)    # file-form documents
+    results = grade_run(expect, trajectory, scorer, scorers)     # the trace model
+    results = grade(expect, events, terminal, scorer, scorers)    # file-form documents
+
+`scorer` is the default similarity scorer; `scorers` (corpus.yaml `scorers`) is what a case's
+`output.similar.scorer` may name: a name, never a callable.
 
 Results come in `CHECK_NAMES` order (corpus_tool.model.checks); a check appears only when its
 key is in `expect`. Waivers refer to checks by these names.
@@ -25,7 +28,7 @@ from corpus_tool.grade import (
 )
 from corpus_tool.grade.documents import expect_from_doc, trajectory_from_docs
 from corpus_tool.grade.registry import Grader
-from corpus_tool.grade.scorers import LEXICAL, Scorer, lexical_scorer, resolve_scorer
+from corpus_tool.grade.scorers import LEXICAL, Scorer, Scorers, lexical_scorer, resolve_scorer
 from corpus_tool.grade.view import view
 from corpus_tool.model.checks import GRADER_CHECKS, CheckResult
 from corpus_tool.model.expected import Expect
@@ -52,10 +55,13 @@ CHECK_NAMES: tuple[str, ...] = GRADER_CHECKS
 
 
 def grade_run(
-    expect: Expect, trajectory: Trajectory, scorer: Scorer | None = None
+    expect: Expect,
+    trajectory: Trajectory,
+    scorer: Scorer | None = None,
+    scorers: Scorers | None = None,
 ) -> list[CheckResult]:
     """Every check `expect` asks for, graded on the trajectory, in `CHECK_NAMES` order."""
-    run = view(trajectory, scorer)
+    run = view(trajectory, scorer, scorers)
     results: list[CheckResult] = []
     for key, grader in GRADERS.items():
         results.extend(grader.grade(getattr(expect, key), run))
@@ -67,16 +73,21 @@ def grade(
     events: Sequence[Mapping[str, Any]],
     terminal: Mapping[str, Any],
     scorer: Scorer | None = None,
+    scorers: Scorers | None = None,
 ) -> list[CheckResult]:
     """`grade_run` on file-form data: expected.yaml's `expect`, trace.yaml events, terminal."""
-    return grade_run(expect_from_doc(expect or {}), trajectory_from_docs(events, terminal), scorer)
+    trajectory = trajectory_from_docs(events, terminal)
+    return grade_run(expect_from_doc(expect or {}), trajectory, scorer, scorers)
 
 
 def grade_checks(
-    expect: Expect, trajectory: Trajectory, scorer: str | None
+    expect: Expect, trajectory: Trajectory, config: Mapping[str, Any]
 ) -> tuple[CheckResult, ...]:
-    """`grade_run` with the scorer a setting names: what replay is given to grade with."""
-    return tuple(grade_run(expect, trajectory, scorer=resolve_scorer(scorer)))
+    """`grade_run` with the scorers a corpus config registers: what replay is given to grade with.
+
+    A scorer is imported only when a case uses it, and only from the config's `scorers`.
+    """
+    return tuple(grade_run(expect, trajectory, scorers=Scorers.from_config(config)))
 
 
 __all__ = [
@@ -86,6 +97,7 @@ __all__ = [
     "CheckResult",
     "Grader",
     "Scorer",
+    "Scorers",
     "grade",
     "grade_checks",
     "grade_run",

@@ -8,7 +8,7 @@ from corpus_tool.errors import CorpusError
 from corpus_tool.files import canonical_json
 from corpus_tool.grade.registry import Check, TableGrader, always
 from corpus_tool.grade.result import failed, passed, verdict
-from corpus_tool.grade.scorers import LEXICAL, Scorer, resolve_scorer, scorer_name
+from corpus_tool.grade.scorers import LEXICAL, Scorer, scorer_name
 from corpus_tool.grade.view import RunView, show
 from corpus_tool.model.checks import CheckResult
 from corpus_tool.model.expected import SimilarExpect
@@ -77,13 +77,17 @@ def similar(spec: SimilarExpect, run: RunView) -> CheckResult:
 
 
 _NO_SCORER = (
-    "no similarity scorer configured: set replay.scorer in corpus.yaml (module:callable, "
-    f"or `{LEXICAL}` for the built-in token-set fallback) or output.similar.scorer in the case"
+    "no similarity scorer configured: register one under corpus.yaml `scorers` and name it in "
+    f"replay.scorer (or use `{LEXICAL}`, the built-in token-set fallback), or name one in the "
+    "case's output.similar.scorer"
 )
 
 
 def _scorer(spec: SimilarExpect, run: RunView) -> Scorer | None:
-    return resolve_scorer(spec.scorer) if spec.scorer else run.scorer
+    """The case's named scorer, else the caller's, else the corpus default (names only)."""
+    if spec.scorer:
+        return run.scorers.resolve(spec.scorer)
+    return run.scorer if run.scorer is not None else run.scorers.resolve()
 
 
 def _score(scorer: Scorer, text: str, reference: str, minimum: float) -> CheckResult:

@@ -1,19 +1,24 @@
 """Semantic similarity scorers for `output.similar`: a protocol users plug into, and a fallback.
 
-No scorer downloads a model at run time: a team that wants embeddings plugs in its own
-callable (`module:callable` in corpus.yaml `replay.scorer` or in the case's
-`output.similar.scorer`); the built-in `lexical` scorer needs nothing but the standard library.
+No scorer downloads a model at run time: a team that wants embeddings plugs in its own callable,
+registered by name in corpus.yaml (`scorers: {embedding: evals.scoring:similarity}`). Code runs
+only from that reviewed configuration: a case (`output.similar.scorer`) and the corpus default
+(`replay.scorer`) name a registered scorer, never a callable, and a name nobody registered is
+never imported. The built-in `lexical` scorer needs nothing but the standard library.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-from typing import Protocol, cast
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
 
+from corpus_tool.corpus import LEXICAL_SCORER, registered_scorers, unregistered_scorer
 from corpus_tool.errors import UsageError
 
-LEXICAL = "lexical"
+LEXICAL = LEXICAL_SCORER
 
 # CJK text has no spaces, so each ideograph/kana/hangul is its own token; other scripts split
 # on non-word characters.
@@ -49,8 +54,42 @@ def scorer_name(scorer: Scorer) -> str:
     return f"{module}:{name}" if module else str(name)
 
 
+@dataclass(frozen=True)
+class Scorers:
+    """The scorers a corpus registers by name (corpus.yaml `scorers`), and its default."""
+
+    registered: Mapping[str, str] = field(default_factory=dict)  # name -> module:callable
+    default: str | None = None  # corpus.yaml `replay.scorer`: a name
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Scorers:
+        """The registry and default of a corpus config (only its string entries count)."""
+        replay = config.get("replay")
+        default = replay.get("scorer") if isinstance(replay, Mapping) else None
+        return cls(registered_scorers(config), default if isinstance(default, str) else None)
+
+    def resolve(self, name: str | None = None) -> Scorer | None:
+        """The scorer called `name` (None: the corpus default, which may be unset).
+
+        Only a registered entry is ever imported; any other name is a UsageError.
+        """
+        name = self.default if name is None else name
+        if name is None:
+            return None
+        if name == LEXICAL:
+            return lexical_scorer
+        problem = unregistered_scorer(name, {"scorers": self.registered})
+        if problem is not None:
+            raise UsageError(problem)
+        return resolve_scorer(self.registered[name])
+
+
 def resolve_scorer(spec: str | None) -> Scorer | None:
-    """The scorer a setting names: None, `lexical`, or `module:callable` (imported)."""
+    """The scorer a reviewed setting names: None, `lexical`, or `module:callable` (imported).
+
+    Only for reviewed configuration (corpus.yaml `scorers`, or a caller's own code); what a
+    case file names goes through `Scorers.resolve`.
+    """
     if spec is None:
         return None
     if spec == LEXICAL:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from corpus_tool.files import canonical_json
-from corpus_tool.grade.scorers import Scorer
+from corpus_tool.grade.scorers import Scorer, Scorers
 from corpus_tool.model.events import ErrorEvent, Event, ToolCallEvent
 from corpus_tool.model.trace import Terminal, Trajectory
 
@@ -37,6 +37,7 @@ class RunView:
     scorer: Scorer | None
     calls: tuple[ToolCallEvent, ...]
     errors: tuple[ErrorSeen, ...]
+    scorers: Scorers = field(default_factory=Scorers)  # what a case may name
 
     @property
     def events(self) -> tuple[Event, ...]:
@@ -49,10 +50,11 @@ class RunView:
         return self.trajectory.terminal
 
 
-def view(trajectory: Trajectory, scorer: Scorer | None) -> RunView:
+def view(trajectory: Trajectory, scorer: Scorer | None, scorers: Scorers | None = None) -> RunView:
     """Index the trajectory once for all graders."""
     calls = trajectory.tool_calls
-    return RunView(trajectory, scorer, calls, tuple(_errors(trajectory.events)))
+    errors = tuple(_errors(trajectory.events))
+    return RunView(trajectory, scorer, calls, errors, scorers or Scorers())
 
 
 def _errors(events: Iterable[Event]) -> Iterable[ErrorSeen]:

@@ -43,8 +43,7 @@ def shrink_case(
     """The minimized trace and the replay mode used (the case's own unless --mode says)."""
     mode = mode_of(corpus, expected, asked.mode)
     ignored = ignored_fields(corpus.setting("replay", "ignore_request_fields"))
-    scorer = corpus.setting("replay", "scorer")
-    grade = failing_checks(grader, expected, scorer)
+    grade = failing_checks(grader, expected, corpus.config)
     oracle = replay_oracle(agent, expected, mode, ignored, grade)
     chosen = parse_until(asked.until) if asked.until is not None else None
 

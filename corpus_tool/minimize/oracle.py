@@ -7,8 +7,9 @@ the replay engine in this process; a pool of worker processes can stand in its p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from corpus_tool.errors import UsageError
 from corpus_tool.model.checks import DIVERGENCE_CHECK, WAIVABLE
@@ -145,11 +146,12 @@ def replay_oracle(
 
 
 def failing_checks(
-    grader: GradeRun, expected: Expected, scorer: str | None
+    grader: GradeRun, expected: Expected, config: Mapping[str, Any]
 ) -> Callable[[Trajectory], list[str]]:
-    """The names of the checks a trajectory fails, by the graders replay uses."""
+    """The names of the checks a trajectory fails, by the graders replay uses (`config`: the
+    corpus config, where the scorers a case may name are registered)."""
 
     def grade(trajectory: Trajectory) -> list[str]:
-        return [c.name for c in grader(expected.expect, trajectory, scorer) if not c.passed]
+        return [c.name for c in grader(expected.expect, trajectory, config) if not c.passed]
 
     return grade

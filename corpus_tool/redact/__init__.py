@@ -29,7 +29,7 @@ from corpus_tool.redact.keys import (
 from corpus_tool.redact.pseudonym import MARKER, Digest
 from corpus_tool.redact.scanner import RawHit, Walk
 
-POLICY = 1
+POLICY = 2
 """Version of the redaction policy recorded in trace.yaml (`redaction.policy`)."""
 
 __all__ = [

@@ -96,15 +96,36 @@ def repository_root(corpus_root: Path) -> Path:
     return start
 
 
-def write_key_file(path: Path, corpus_root: Path, key: str) -> None:
-    """Create a key file readable by its owner only; never overwrite, never inside the repo."""
+def refuse_in_any_repository(path: Path) -> None:
+    """Raise CorpusError if path lies in a git work tree: the one it would be committed to."""
+    for folder in path.resolve().parents:
+        if (folder / ".git").exists():
+            raise CorpusError(
+                f"the redaction key file {path} is inside the repository {folder}, "
+                "where it could be committed; write it outside every repository (e.g. "
+                "~/.config/corpus-tool/)"
+            )
+
+
+def write_key_file(path: Path, corpus_root: Path | None, key: str) -> None:
+    """Create a key file readable by its owner only; never overwrite, never inside a repo.
+
+    The repository that counts is the one holding `path`, wherever the command runs; with a
+    corpus (outside git too) the key must not land inside that either.
+    """
     path = path.expanduser().resolve()
-    refuse_inside_repository(path, corpus_root)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_in_any_repository(path)
+    if corpus_root is not None:
+        refuse_inside_repository(path, corpus_root)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         raise CorpusError(f"{path} exists; keep it, or remove it first to make a new key") from None
+    except OSError as err:
+        raise CorpusError(
+            f"cannot write {path} ({err.strerror or err}); give another path"
+        ) from None
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(key + "\n")
 

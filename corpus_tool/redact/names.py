@@ -29,6 +29,10 @@ def secret_names(extra: Iterable[str] = ()) -> frozenset[str]:
 
 
 def is_secret_name(name: str, exact: frozenset[str]) -> bool:
-    """True when values under a key called name are dropped."""
+    """True when values under a key called name are dropped.
+
+    A trailing number does not hide a name: `access_token_2` and `password1` are secret too.
+    """
     flat = normalise(name)
-    return flat in exact or flat.endswith(_SUFFIXES)
+    core = flat.rstrip("0123456789")
+    return any(n in exact or n.endswith(_SUFFIXES) for n in {flat, core} if n)

@@ -13,15 +13,18 @@ Grammar (``H`` = lower-case hex of the HMAC, ``D`` = decimal digits of the HMAC)
     email           = "user-" 12H "@redacted.invalid"    ; RFC 2606 reserved TLD
     cn_mobile       = [prefix as written] "100" 8D       ; 100 is no mobile range
     phone_e164      = "+" "999" D...                     ; 999 is no country code
-    payment_card    = "0000" D... check                  ; passes Luhn, 0 is no card network
+    payment_card    = 4* "0" D... check                  ; passes Luhn, 0 is no card network
     cn_resident_id  = "000000" YYYYMMDD 3D check         ; date and MOD 11-2 valid, no province 00
     iban            = "XX" check D...                    ; passes mod-97, XX is no country
     us_ssn          = "000-" 2D "-" 4D                   ; area 000 is never issued
 
 Shaped kinds keep the separators (spaces, dashes, dots, parentheses) and the digit count of the
 value they replace, so agent code that parses a phone number or a card still parses the
-pseudonym; in grouped cards and IBANs each group starts with 0, so no group of a pseudonym
-starts a card or account number of its own. `opaque` keeps the token's own prefix (``ghp_``,
+pseudonym; their digits depend on the value alone, never on its grouping, so every spelling of
+one value is one pseudonym. A card pseudonym starts with as many zeros as it takes (at least
+four) that every tail of 13 digits starts with 0, and an IBAN's has a 0 at every fourth
+position (where any spelling's groups start), so no group of a pseudonym starts a card or
+account number of its own. `opaque` keeps the token's own prefix (``ghp_``,
 ``sk-proj-``, ``xoxb-``, ``Bearer ``...) so a reader sees what kind of secret stood there.
 Each pseudonym sits in a range no real value can take (a reserved domain, an unassigned
 prefix, the ``REDACTED-`` marker), so the detectors reject it and re-scanning a redacted trace
@@ -82,24 +85,6 @@ def fill_alnum(template: str, chars: str) -> str:
     for ch in template:
         out.append(next(feed) if ch.isalnum() else ch)
     return "".join(out)
-
-
-def group_starts(template: str) -> set[int]:
-    """Positions (counting letters and digits only) that follow a space or dash in template.
-
-    A shaped pseudonym puts 0 there, so no group of it starts a number a detector would take
-    for a card or an IBAN of its own (a grouped pseudonym's tail must not re-scan).
-    """
-    starts: set[int] = set()
-    count = 0
-    previous = ""
-    for ch in template:
-        if ch.isalnum():
-            if previous in (" ", "-"):
-                starts.add(count)
-            count += 1
-        previous = ch
-    return starts
 
 
 def zero_at(chars: str, positions: set[int], offset: int = 0) -> str:

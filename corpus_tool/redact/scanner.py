@@ -2,8 +2,9 @@
 
 Strings are scanned whole with the combined matcher; a string holding a JSON document is parsed
 and walked (and re-serialised only when something inside changed); URL query parameters are
-decoded and scanned one by one; values under secret-named keys are dropped to a fixed marker;
-integers long enough to be a phone or card number are scanned as text; dict keys are scanned too.
+decoded and scanned one by one (in relative references such as `/hook?token=...` too); values
+under secret-named keys are dropped to a fixed marker; integers long enough to be a phone or card
+number are scanned as text; dict keys are scanned too, integer keys included.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ MIN_LENGTH = 6
 """No detector matches fewer characters (a@b.cn), so shorter strings are skipped."""
 MAX_DEPTH = 4
 """JSON inside JSON inside ... is walked this deep."""
-_URL = re.compile(r"https?://[^\s\"'<>\\]+")
+# An absolute URL, or any reference with a query: `/hook?access_token=...` in an error message
+# carries its secret as surely as a full URL does.
+_URL = re.compile(r"https?://[^\s\"'<>\\]+|[^\s\"'<>\\?=&]*\?[^\s\"'<>\\=&?#]+=[^\s\"'<>\\]*")
 _JSON_SEPARATOR_SPACE = re.compile(r"[,:] ")
 _REDACTED_CREDENTIAL = re.compile(
     r"(?:[A-Za-z]+ )?[A-Za-z0-9_-]*" + re.escape(OPAQUE) + r"[a-z0-9_]+-[0-9a-f]{12}"
@@ -120,7 +123,7 @@ class Walk:
             done = self._json(text, path, depth)
             if done is not None:
                 return done
-        if "://" in text and "?" in text:
+        if "?" in text and ("://" in text or "=" in text):
             return self._with_urls(text, path, depth)
         return self.plain(text, path)
 
@@ -145,11 +148,19 @@ class Walk:
             if isinstance(key, str) and self._is_secret(key):
                 out[key] = self._drop(item, where)
                 continue
-            new_key = self._key(key, where) if isinstance(key, str) else key
+            new_key = self._key(key, where)
             out[new_key] = self.value(item, where, depth)
         return out
 
-    def _key(self, key: str, where: Path) -> str:
+    def _key(self, key: Any, where: Path) -> Any:
+        """A mapping key: text scanned, a long integer (an unquoted phone number) too."""
+        if isinstance(key, str):
+            return self._text_key(key, where)
+        if isinstance(key, int) and not isinstance(key, bool) and abs(key) >= 10**8:
+            return self._number(key, where)
+        return key
+
+    def _text_key(self, key: str, where: Path) -> str:
         if self._memo is None:
             return self.plain(key, where)
         known = self._memo.get((key, -1))  # -1: a key, scanned as plain text only

@@ -15,17 +15,19 @@ from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, NOT_RE
 from corpus_tool.model.cut import CutShort
 from corpus_tool.model.expected import Expect, Expected
 from corpus_tool.model.trace import Trace, Trajectory
+from corpus_tool.model.waiver import Waiver
 from corpus_tool.replay.divergence import Divergence
 from corpus_tool.replay.engine import CaseSpec, Replay, cut_short
 from corpus_tool.replay.matching import ignored_fields
 from corpus_tool.replay.requests import SHARED, RequestNote
 from corpus_tool.replay.wire import CaseRequest
 
-VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped")
+VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped", "waived")
+"""`waived`: failed, every failing check excused by an active waiver (`corpus_tool.gate`)."""
 
-GradeRun = Callable[[Expect, Trajectory, "str | None"], Sequence[CheckResult]]
-"""Grades a replayed run: (expect, trajectory, scorer setting) -> check results
-(`corpus_tool.grade.grade_checks`); replay itself knows nothing of the graders."""
+GradeRun = Callable[[Expect, Trajectory, Mapping[str, Any]], Sequence[CheckResult]]
+"""Grades a replayed run: (expect, trajectory, corpus config: where its scorers are registered)
+-> check results (`corpus_tool.grade.grade_checks`); replay itself knows nothing of graders."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,9 @@ class CaseResult:
     stack: tuple[str, ...] = ()  # where the worker was stuck, when it ran past its time limit
     trajectory: Trajectory | None = None
     """The replayed run (the first of --repeat), for `corpus diff` and `check --diff`."""
+    waivers: tuple[Waiver, ...] = ()
+    """Active waivers naming a failing check: they waive the case (verdict `waived`) when
+    together they name every failing check, else they are shown beside the failure."""
 
     @property
     def failed_checks(self) -> list[str]:
@@ -169,9 +174,8 @@ def judge_case(
         )
     exp = loaded.expected
     started = time.perf_counter()
-    scorer = corpus.setting("replay", "scorer")
     first = replace(ran.runs[0], cut=_cut(loaded, request, ran.runs[0]))
-    checks = tuple(grader(exp.expect, first.trajectory, scorer))
+    checks = tuple(grader(exp.expect, first.trajectory, corpus.config))
     result = _judge(base, exp, [first, *ran.runs[1:]], checks, ran.duration_ms + _since(started))
     return replace(result, output=ran.output, stack=ran.stack)
 

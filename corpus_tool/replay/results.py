@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -24,6 +24,7 @@ LABELS = {
     "error": "ERROR",
     "known_unknown": "KNOWN",
     "skipped": "SKIP",
+    "waived": "WAIVED",
 }
 
 
@@ -48,6 +49,7 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "reason": result.reason,
         "output": result.output,
         "stack": list(result.stack),
+        "waived_by": [w.id for w in result.waivers] if result.verdict == "waived" else [],
         **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
     }
 
@@ -66,8 +68,14 @@ def summary(results: Iterable[CaseResult]) -> dict[str, int]:
     return {"total": sum(counts.values()), **{v: counts.get(v, 0) for v in VERDICTS}}
 
 
-def document(corpus: Corpus, results: Sequence[CaseResult], command: str) -> dict[str, Any]:
-    """The stable results document: cases sorted by id, keys in a fixed order."""
+def document(
+    corpus: Corpus,
+    results: Sequence[CaseResult],
+    command: str,
+    waivers: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """The stable results document: cases sorted by id, keys in a fixed order; `waivers` are
+    the corpus's check waivers with their state (what the gate reads back)."""
     return {
         "schema_version": RESULTS_VERSION,
         "tool": {"name": "corpus-tool", "version": __version__},
@@ -75,6 +83,7 @@ def document(corpus: Corpus, results: Sequence[CaseResult], command: str) -> dic
         "corpus": corpus.setting("name", default=corpus.root.name),
         "summary": summary(results),
         "cases": [case_dict(r) for r in sorted(results, key=lambda r: r.case)],
+        "waivers": [dict(w) for w in waivers],
     }
 
 
@@ -92,7 +101,7 @@ def write_junit(path: Path, corpus: Corpus, results: Sequence[CaseResult]) -> No
         tests=str(counts["total"]),
         failures=str(counts["failed"]),
         errors=str(counts["error"]),
-        skipped=str(counts["known_unknown"] + counts["skipped"]),
+        skipped=str(counts["known_unknown"] + counts["skipped"] + counts["waived"]),
         time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
     )
     for result in sorted(results, key=lambda r: r.case):
@@ -123,22 +132,33 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
         ElementTree.SubElement(case, "error", message=result.error or "error").text = body
     elif result.verdict in ("known_unknown", "skipped"):
         ElementTree.SubElement(case, "skipped", message=result.reason or result.verdict)
+    elif result.verdict == "waived":  # it ran and failed; a reviewed waiver excuses it
+        ElementTree.SubElement(case, "skipped", message=waived_line(result)).text = body
     if result.output and result.counts_as_failure:
         ElementTree.SubElement(case, "system-out").text = result.output
 
 
 def headline(result: CaseResult) -> str:
     """One line per case: verdict, id, mode, and why it failed."""
-    label = f"{LABELS[result.verdict]:<6}{result.case:<30}"
+    tag = LABELS[result.verdict]
+    # WAIVED fills the label column: one space after it, the case column one narrower
+    label = f"{tag:<6}{result.case:<30}" if len(tag) < 6 else f"{tag} {result.case:<29}"
     if result.verdict == "error":
         return f"{label}  {result.error}"
     if result.verdict == "skipped":
         return f"{label}  ({result.reason})"
     why = reason(result)
     extra = "  (known_unknown: never counted)" if result.verdict == "known_unknown" else ""
+    if result.verdict == "waived":
+        extra = f"  {waived_line(result)}"
     # no timing here: the text report of an unchanged corpus is the same on every run, with
     # any number of workers (durations are in --results and the JUnit file)
     return f"{label}  [{result.mode}]{'  ' + why if why else ''}{extra}"
+
+
+def waived_line(result: CaseResult) -> str:
+    """`waived by W-0001 (owner payments-team, expires 2026-12-31)`."""
+    return "waived by " + ", ".join(w.shown() for w in result.waivers)
 
 
 def reason(result: CaseResult) -> str:
@@ -176,9 +196,11 @@ def detail_lines(result: CaseResult, verbose: bool = False) -> list[str]:
 
 
 def _failure_lines(result: CaseResult, verbose: bool) -> list[str]:
-    if result.verdict not in ("failed", "known_unknown") or not result.failed_checks:
+    if result.verdict not in ("failed", "known_unknown", "waived") or not result.failed_checks:
         return []
     lines: list[str] = []
+    if result.waivers:
+        lines.extend(_waiver_lines(result))
     d = result.divergence
     if d is not None:
         lines.append(f"divergence {d.kind} at step {d.step}: {d.message}")
@@ -201,6 +223,15 @@ def _failure_lines(result: CaseResult, verbose: bool) -> list[str]:
     if result.sequence_diff:
         lines.append("event sequence (- recording, + replay):")
         lines.extend(f"  {line}" for line in result.sequence_diff[2:])
+    return lines
+
+
+def _waiver_lines(result: CaseResult) -> list[str]:
+    """Who excused the failure and why; or, for a failure they do not cover, what is left."""
+    lines = [f"waiver {w.shown()}: {w.reason}" for w in result.waivers]
+    if result.verdict == "failed":
+        left = [c for c in result.failed_checks if not any(w.names(c) for w in result.waivers)]
+        lines.append(f"  not covered by a waiver: {', '.join(left)}")
     return lines
 
 

@@ -5,24 +5,32 @@ the file carries a format version for that. The file also carries a SHA-256 of i
 file that fails either check (or does not parse, or holds an entry of the wrong shape) is
 ignored and rebuilt, never trusted. It lives outside the tracked tree (see
 Repository.cache_dir) and is replaced atomically.
+
+Every failure of the cache means "rebuild", never "stop": a file that is not a regular file, is
+too big, nests too deep or cannot be read starts an empty cache; a place that cannot be written
+costs one warning and the next run's parsing. Saves happen under a lock, which also removes the
+temporary files of runs killed while saving.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from corpus_tool import files
+from corpus_tool import files, staging
+from corpus_tool.errors import BusyError, CorpusError
+from corpus_tool.locks import exclusive
 from corpus_tool.select.facts import ExpectedFacts, TraceFacts, expected_facts, trace_facts
 
 FORMAT = 1
 """Bump when facts.py reads files differently: older caches are then rebuilt."""
 
 FILE_NAME = "affected-facts.json"
+LOCK_NAME = f".{FILE_NAME}.lock"
 MAX_ENTRIES = 500_000
 """Past this many entries, only those used by the latest run are kept."""
 
@@ -89,10 +97,32 @@ class FactCache:
         self.parsed += len(missing)
         return found
 
-    def save(self) -> None:
-        """Write the cache back when this run parsed anything; a write failure is not fatal."""
-        if self.path is None or not self.parsed:
-            return
+    def save(self) -> str | None:
+        """Write the cache back when this run parsed anything; a failure is a warning, not fatal.
+
+        Temporary files that runs killed while saving left behind are removed on the way.
+
+        Returns the warning (None when saved, or when there was nothing to save).
+        """
+        if self.path is None or not (self.parsed or _stale_tmps(self.path)):
+            return None
+        # A read-only .git or a full disk is no reason to fail: the next run parses again.
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with exclusive(self.path.parent / LOCK_NAME, "busy"):
+                for stale in _stale_tmps(self.path):
+                    staging.remove_tree(stale)
+                if self.parsed:
+                    files.atomic_write(self.path, self._text())
+        except BusyError:
+            return None  # another run is saving what it parsed; this run's facts can wait
+        except (OSError, CorpusError) as err:
+            why = err.message if isinstance(err, CorpusError) else err.strerror or str(err)
+            return f"cannot save the cache in {self.path.parent} ({why}); the next run reparses"
+        return None
+
+    def _text(self) -> str:
+        """The file: a SHA-256 line, then the JSON body (trimmed to the entries last used)."""
         if len(self._trace) + len(self._expected) > MAX_ENTRIES:
             self._trace = {k: v for k, v in self._trace.items() if k in self._used}
             self._expected = {k: v for k, v in self._expected.items() if k in self._used}
@@ -101,9 +131,25 @@ class FactCache:
             sort_keys=True,
             separators=(",", ":"),
         )
-        # A read-only .git or a full disk is no reason to fail: the next run parses again.
-        with contextlib.suppress(OSError):
-            files.atomic_write(self.path, f"sha256 {_digest(body)}\n{body}")
+        return f"sha256 {_digest(body)}\n{body}"
+
+    def owns(self, path: Path) -> bool:
+        """Is `path` one of the cache's own files (in a CORPUS_CACHE_DIR inside the work tree)?"""
+        if self.path is None or path.parent.resolve() != self.path.parent.resolve():
+            return False
+        return path.name in (FILE_NAME, LOCK_NAME) or _is_tmp(path.name)
+
+
+def _is_tmp(name: str) -> bool:
+    return name.startswith(f".{FILE_NAME}.") and name.endswith(".tmp")
+
+
+def _stale_tmps(path: Path) -> list[Path]:
+    """Temporary files of saves (under the lock: of runs killed while saving)."""
+    try:
+        return [path.parent / name for name in os.listdir(path.parent) if _is_tmp(name)]
+    except OSError:
+        return []
 
 
 def _digest(body: str) -> str:
@@ -111,15 +157,15 @@ def _digest(body: str) -> str:
 
 
 def _verified_body(path: Path) -> dict[str, Any] | None:
-    try:
-        header, _, body = path.read_text(encoding="utf-8").partition("\n")
-    except (OSError, UnicodeDecodeError):
+    try:  # read_bytes refuses a FIFO (which would block), a device or a huge file
+        header, _, body = files.read_bytes(path).decode("utf-8").partition("\n")
+    except (CorpusError, UnicodeDecodeError):
         return None
     if header != f"sha256 {_digest(body)}":
         return None
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # a checksummed file can still nest too deep
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return None

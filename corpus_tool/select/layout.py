@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS
+from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS, is_case_id
 
 ROOT_SCHEMAS = "schemas/"
 """corpus-tool's own schemas at the top of a repository (this project, or a vendored copy)."""
@@ -34,12 +34,16 @@ class Layout:
         return f"{self.prefix}{CASES}/{case_id}/{name}"
 
     def case_of(self, path: str) -> str | None:
-        """The case id when the path lies inside a case directory (cases/<id>/...)."""
+        """The case id when the path lies inside a case directory (cases/<id>/...).
+
+        Only a valid case id: a directory named `x;cmd` is no case, so no report ever prints
+        it into a CI matrix or a shell command (validate reports it instead).
+        """
         inner = self._inside(path, CASES)
         if inner is None or "/" not in inner:
             return None
         case_id = inner.split("/", 1)[0]
-        return None if case_id.startswith(".") else case_id
+        return case_id if is_case_id(case_id) else None
 
     def is_waiver(self, path: str) -> bool:
         inner = self._inside(path, WAIVERS)

@@ -283,7 +283,7 @@ def test_diff_ignore_drops_a_field_from_the_comparison(
 
 def test_check_diff_shows_recording_against_replay_for_failing_cases(cli: Cli) -> None:
     code, out, _ = cli("-C", EXAMPLES / "corpus", "check", "--diff")
-    assert code == 1
+    assert code == 0, "refund-wrong-unit fails, and is waived: its diff is shown all the same"
     failing = out[out.index("\nrefund-wrong-unit:") :]
     assert "diff (recording -> replay):" in failing
     assert "regression: tool(s) no longer called: create_refund, get_order" in failing

@@ -10,7 +10,7 @@ import pytest
 from grade_trajectories import end
 
 from corpus_tool.errors import UsageError
-from corpus_tool.grade import grade, lexical_scorer, resolve_scorer
+from corpus_tool.grade import Scorers, grade, lexical_scorer, resolve_scorer
 
 SIMILAR = {"output": {"similar": {"reference": "退款已提交", "min_score": 0.5}}}
 
@@ -55,9 +55,15 @@ def test_grade_similar_uses_plugged_scorer(user_module: str) -> None:
     assert "similarity 0.90 >= 0.50 (my_scorers:always)" in result.message
 
 
+def _registered(module: str) -> Scorers:
+    """corpus.yaml `scorers`: each name of the user's module registered as itself."""
+    names = ("always", "broken", "too_big", "NOT_CALLABLE", "missing")
+    return Scorers({name: f"{module}:{name}" for name in names})
+
+
 def test_grade_similar_case_scorer_overrides_default(user_module: str) -> None:
-    expect = {"output": {"similar": {"reference": "x", "scorer": f"{user_module}:always"}}}
-    [result] = grade(expect, [], end(), lexical_scorer)
+    expect = {"output": {"similar": {"reference": "x", "scorer": "always"}}}
+    [result] = grade(expect, [], end(), lexical_scorer, _registered(user_module))
     assert result.details["scorer"] == "my_scorers:always"
 
 
@@ -71,7 +77,29 @@ def test_grade_similar_case_scorer_overrides_default(user_module: str) -> None:
     ],
 )
 def test_grade_similar_bad_scorer_fails(user_module: str, name: str, message: str) -> None:
-    expect = {"output": {"similar": {"reference": "x", "scorer": f"{user_module}:{name}"}}}
-    [result] = grade(expect, [], end())
+    expect = {"output": {"similar": {"reference": "x", "scorer": name}}}
+    [result] = grade(expect, [], end(), scorers=_registered(user_module))
     assert not result.passed
     assert message in result.message
+
+
+def test_grade_similar_case_naming_a_callable_fails_without_importing_it(
+    user_module: str, tmp_path: Path
+) -> None:
+    marker = tmp_path / "imported"
+    (tmp_path / "planted_scorer.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\ndef score(o, r):\n    return 1.0\n",
+        encoding="utf-8",
+    )
+    expect = {"output": {"similar": {"reference": "x", "scorer": "planted_scorer:score"}}}
+    [result] = grade(expect, [], end(), lexical_scorer, _registered(user_module))
+    assert not result.passed
+    assert "'planted_scorer:score' is not registered in corpus.yaml `scorers`" in result.message
+    assert not marker.exists() and "planted_scorer" not in sys.modules
+
+
+def test_grade_similar_default_is_a_registered_name(user_module: str) -> None:
+    expect = {"output": {"similar": {"reference": "x"}}}
+    scorers = Scorers(_registered(user_module).registered, default="always")
+    [result] = grade(expect, [], end(), scorers=scorers)
+    assert result.passed and result.details["scorer"] == "my_scorers:always"

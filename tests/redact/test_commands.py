@@ -62,7 +62,7 @@ def test_add_records_key_id_never_the_key(cli: Cli, corpus_dir: Path, tmp_path: 
     )
     trace = (corpus_dir / "cases" / "p" / "trace.yaml").read_text()
     assert f"key_id: {KEY.key_id}" in trace and TEST_KEY not in _corpus_texts(corpus_dir)
-    assert "replaced: " in trace and "policy: 1" in trace
+    assert "replaced: " in trace and "policy: 2" in trace
 
 
 def test_add_planted_incidents_leave_no_value_and_validate_clean(

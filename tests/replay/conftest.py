@@ -66,3 +66,10 @@ def copy_corpus(tmp_path: Path, entrypoint: str | None = None) -> Path:
             text.replace("examples.refund_agent.agent:run", entrypoint), encoding="utf-8"
         )
     return target
+
+
+def unwaived_corpus(tmp_path: Path) -> Path:
+    """A copy of the example corpus without its waiver: refund-wrong-unit fails, exit 1."""
+    target = copy_corpus(tmp_path)
+    (target / "waivers" / "W-0001.yaml").unlink()
+    return target

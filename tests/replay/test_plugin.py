@@ -38,10 +38,23 @@ def pytest_run(
 
 
 def test_plugin_runs_the_example_corpus_under_xdist() -> None:
-    done = pytest_run("--corpus", "examples/corpus", "-n", "2", "-q")
+    done = pytest_run("--corpus", "examples/corpus", "-n", "2", "-q", "-rx", wide=True)
+    assert done.returncode == 0, done.stdout
+    assert "4 passed, 2 xfailed" in done.stdout
+    assert (
+        "XFAIL examples/corpus/corpus.yaml::refund-wrong-unit - ModelRequest at step 1; "
+        "6 not reached; waived by W-0001 (owner payments-team, expires 2099-12-31)" in done.stdout
+    )
+
+
+def test_plugin_fails_the_case_no_waiver_covers(tmp_path: Path) -> None:
+    from tests.replay.conftest import unwaived_corpus
+
+    corpus = unwaived_corpus(tmp_path)
+    done = pytest_run("--corpus", str(corpus), "-n", "2", "-q", cwd=tmp_path)
     assert done.returncode == 1, done.stdout
     assert "1 failed, 4 passed, 1 xfailed" in done.stdout
-    assert "FAILED examples/corpus/corpus.yaml::refund-wrong-unit" in done.stdout
+    assert "corpus.yaml::refund-wrong-unit" in done.stdout
     assert "divergence ModelRequest at step 1" in done.stdout
     assert "$.request.messages[0].content" in done.stdout
     assert (
@@ -86,12 +99,15 @@ def test_plugin_unknown_corpus_case_is_a_usage_error() -> None:
     assert "no such case no-such-case" in done.stderr
 
 
-def test_plugin_short_summary_names_the_divergence() -> None:
-    done = pytest_run("--corpus", "examples/corpus", "-n", "2", "-q", "-rf", wide=True)
-    assert done.returncode == 1
+def test_plugin_short_summary_names_the_divergence(tmp_path: Path) -> None:
+    from tests.replay.conftest import unwaived_corpus
+
+    unwaived_corpus(tmp_path)
+    done = pytest_run("--corpus", "corpus", "-n", "2", "-q", "-rf", cwd=tmp_path, wide=True)
+    assert done.returncode == 1, done.stdout
     summary = done.stdout.split("short test summary info", 1)[1]
     assert (
-        "FAILED examples/corpus/corpus.yaml::refund-wrong-unit - ModelRequest at step 1; "
+        "FAILED corpus/corpus.yaml::refund-wrong-unit - ModelRequest at step 1; "
         "6 not reached [strict]" in summary
     ), summary
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from corpus_tool.redact.checksums import iban_check_digits, iban_ok
-from corpus_tool.redact.pseudonym import Digest, fill_alnum, group_starts, zero_at
+from corpus_tool.redact.pseudonym import Digest, fill_alnum, zero_at
 
 # ISO 13616 registry lengths (the countries a corpus is likely to meet; XX is user-assigned).
 _LENGTHS = {
@@ -42,9 +42,14 @@ class Iban:
         return text.replace(" ", "")
 
     def pseudonym(self, text: str, digest: Digest) -> str:
-        """XX + check digits + keyed digits (0 at each group start), in the original grouping."""
-        bban = digest.digits(len(self.canonical(text)) - 4)
-        bban = zero_at(bban, group_starts(text), offset=4)
+        """XX + check digits + keyed digits, in the original grouping.
+
+        An IBAN's groups are four characters wherever it is spaced, so a 0 at every fourth
+        position is a 0 at every group start of any spelling: no group re-scans as a card, and
+        grouped and compact spellings are one pseudonym.
+        """
+        count = len(self.canonical(text))
+        bban = zero_at(digest.digits(count - 4), set(range(4, count, 4)), offset=4)
         return fill_alnum(text, "XX" + iban_check_digits("XX", bban) + bban)
 
 

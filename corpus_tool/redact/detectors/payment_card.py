@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from corpus_tool.redact.checksums import digits_of, luhn_digit, luhn_ok
-from corpus_tool.redact.pseudonym import Digest, fill_digits, group_starts, zero_at
+from corpus_tool.redact.pseudonym import Digest, fill_digits
 
 _GROUP_END = re.compile(r"[0-9](?=[ -]|$)")
 
@@ -34,9 +34,21 @@ class PaymentCard:
         return digits_of(text)
 
     def pseudonym(self, text: str, digest: Digest) -> str:
-        """0000 + keyed digits (0 at each group start) + Luhn digit."""
-        body = zero_at("0000" + digest.digits(len(self.canonical(text)) - 5), group_starts(text))
-        return fill_digits(text, body + luhn_digit(body))
+        """Leading zeros + keyed digits + Luhn digit, in the value's own grouping.
+
+        The digits depend on the number alone, never on its grouping, so a card written grouped,
+        spaced or compact is one pseudonym. The zeros reach past every position where a tail
+        long enough to be a card (13 digits) could start, and no card starts with 0, so no group
+        of a pseudonym re-scans as a card of its own.
+        """
+        return fill_digits(text, card_digits(len(self.canonical(text)), digest))
+
+
+def card_digits(count: int, digest: Digest) -> str:
+    """The digits of a card pseudonym: zeros, keyed digits, a Luhn check digit."""
+    zeros = max(4, count - 12)
+    body = "0" * zeros + digest.digits(count - zeros - 1)
+    return body + luhn_digit(body)
 
 
 def _one_separator(text: str) -> bool:

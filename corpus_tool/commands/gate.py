@@ -1,0 +1,104 @@
+"""`corpus gate`: base against head, case by case; exit 1 when the change must not merge."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import TextIO
+
+from corpus_tool import files
+from corpus_tool.corpus import locate
+from corpus_tool.errors import InputError, UsageError
+from corpus_tool.gate import markdown, report
+from corpus_tool.gate.policy import Decision, judge
+from corpus_tool.gate.revisions import Revisions, compare_revisions
+from corpus_tool.gate.sides import read_results
+from corpus_tool.replay import results
+from corpus_tool.replay.cases import CaseResult
+from corpus_tool.replay.suite import RunOptions
+
+SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+
+
+@dataclass(frozen=True)
+class GateOptions:
+    """The command line of `corpus gate`: two results files, or revisions to replay."""
+
+    documents: tuple[Path, ...] = ()
+    revisions: Revisions | None = None
+    run: RunOptions = field(default_factory=RunOptions)
+    output: str = "text"
+    junit: Path | None = None
+    markdown: Path | None = None
+
+
+def gate(
+    directory: Path | None,
+    cwd: Path,
+    options: GateOptions,
+    today: date,
+    out: TextIO,
+    err: TextIO,
+    environ: Mapping[str, str],
+) -> int:
+    """Judge the change, print and write the reports; 1 when blocked, else 0."""
+    if options.revisions is None:
+        base_path, head_path = _two(options.documents)
+        base, head = read_results(base_path), read_results(head_path)
+        sides = report.Sides(str(base_path), str(head_path))
+        decision = judge(base, head, today)
+    else:
+        root = locate(directory, cwd)
+        compared = compare_revisions(
+            root, options.revisions, options.run, today, _tell(err), _say(err)
+        )
+        sides = report.Sides(compared.base_label, compared.head_label)
+        decision = judge(compared.base, compared.head, today, compared.removed)
+    _write(decision, sides, options, environ)
+    if options.output == "json":
+        out.write(files.json_text(report.json_doc(decision, sides)))
+    else:
+        out.write(report.text(decision, sides))
+    return 1 if decision.blocked else 0
+
+
+def _two(documents: tuple[Path, ...]) -> tuple[Path, Path]:
+    if len(documents) != 2:
+        raise UsageError("give two results files (BASE.json HEAD.json), or --base REV")
+    return documents[0], documents[1]
+
+
+def _write(
+    decision: Decision, sides: report.Sides, options: GateOptions, environ: Mapping[str, str]
+) -> None:
+    if options.junit is not None:
+        files.atomic_write(options.junit, report.junit(decision))
+    text = markdown.markdown(decision, sides)
+    if options.markdown is not None:
+        files.atomic_write(options.markdown, text)
+    summary = environ.get(SUMMARY_ENV)
+    if summary:  # GitHub Actions shows this file on the run's page; other steps append too
+        try:
+            with open(summary, "a", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as error:
+            raise InputError(
+                f"cannot append the gate summary ({error.strerror or error}); check {SUMMARY_ENV}",
+                summary,
+            ) from None
+
+
+def _tell(err: TextIO) -> Callable[[str], None]:
+    def tell(line: str) -> None:
+        print(f"corpus gate: {line}", file=err, flush=True)
+
+    return tell
+
+
+def _say(err: TextIO) -> Callable[[CaseResult], None]:
+    def say(result: CaseResult) -> None:
+        print(f"  {results.headline(result)}", file=err, flush=True)
+
+    return say

@@ -1,0 +1,102 @@
+"""`corpus waivers list | new | expired | unused`: waiver housekeeping."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any, TextIO
+
+from corpus_tool import files
+from corpus_tool.corpus import Corpus
+from corpus_tool.gate.drafting import Draft, create, document
+from corpus_tool.gate.sides import read_results
+from corpus_tool.gate.waivers import ACTIVE, EXPIRED, Book, read_book, unused, unused_in, waive
+from corpus_tool.grade import grade_checks
+from corpus_tool.model.waiver import Waiver
+from corpus_tool.replay.suite import RunOptions, run
+
+
+@dataclass(frozen=True)
+class WaiversOptions:
+    """The command line of `corpus waivers`."""
+
+    action: str  # list | new | expired | unused
+    output: str = "text"
+    draft: Draft | None = None
+    results: Path | None = None
+
+
+def waivers(corpus: Corpus, options: WaiversOptions, today: date, cwd: Path, out: TextIO) -> int:
+    """Run one action; `expired` and `unused` exit 1 when they find any."""
+    book = read_book(corpus, today)
+    if options.action == "new":
+        assert options.draft is not None
+        return _new(corpus, options.draft, options.output, today, cwd, out)
+    if options.action == "expired":
+        return _show(list(book.expired), "expired", options.output, out, EXPIRED)
+    if options.action == "unused":
+        found = _unused(corpus, book, options.results)
+        return _show(found, "unused (every check it names passes)", options.output, out, ACTIVE)
+    return _list(book, options.output, out)
+
+
+def _list(book: Book, output: str, out: TextIO) -> int:
+    entries = book.entries()
+    if output == "json":
+        out.write(files.json_text({"waivers": entries}))
+        return 0
+    for entry in entries:
+        out.write(_line(entry) + "\n")
+    out.write(
+        f"{len(book.active)} active, {len(book.expired)} expired, {len(book.broken)} invalid\n"
+    )
+    return 0
+
+
+def _line(entry: dict[str, Any]) -> str:
+    if entry["state"] == "invalid":
+        return f"{entry['id']:<12} invalid: {entry['problem']}"
+    ticket = f", ticket {entry['ticket']}" if entry.get("ticket") else ""
+    return (
+        f"{entry['id']:<12} {entry['state']:<8} case {entry['case']}, checks "
+        f"{', '.join(entry['checks'])}, owner {entry['owner']}, expires {entry['expires']}"
+        f"{ticket}: {entry['reason']}"
+    )
+
+
+def _show(found: list[Waiver], what: str, output: str, out: TextIO, state: str) -> int:
+    if output == "json":
+        out.write(files.json_text({"waivers": [{**w.as_dict(), "state": state} for w in found]}))
+    else:
+        for waiver in found:
+            out.write(_line({**waiver.as_dict(), "state": state}) + "\n")
+        out.write(f"{len(found)} waiver(s) {what}\n")
+    return 1 if found else 0
+
+
+def _unused(corpus: Corpus, book: Book, results: Path | None) -> list[Waiver]:
+    """From a results document when given, else by replaying the waived cases now."""
+    if results is not None:
+        return unused_in(book, read_results(results)["cases"])
+    ids = sorted({str(w.case) for w in book.active})
+    if not ids:
+        return []
+    ran = run(corpus, ids, RunOptions(tuple(ids)), grader=grade_checks)
+    return unused(book, [waive(r, book) for r in ran])
+
+
+def _new(corpus: Corpus, draft: Draft, output: str, today: date, cwd: Path, out: TextIO) -> int:
+    doc = document(corpus, draft, today)
+    path = create(corpus, doc, chosen=draft.id is not None)
+    shown = os.path.relpath(path, cwd) if path.is_relative_to(cwd) else str(path)
+    if output == "json":
+        out.write(files.json_text({"path": shown, "waiver": doc}))
+        return 0
+    out.write(
+        f"wrote {shown}: waives {', '.join(doc['checks'])} of case {doc['case']} until "
+        f"{doc['expires']} (owner {doc['owner']})\n"
+        f"commit it for review in the pull request: git add {shown}\n"
+    )
+    return 0

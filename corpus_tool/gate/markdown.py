@@ -1,0 +1,91 @@
+"""The gate as a pull-request comment: the verdict first, then what a reviewer must look at."""
+
+from __future__ import annotations
+
+from corpus_tool.gate.policy import Decision, Row
+from corpus_tool.gate.report import Sides, case_note, divergence_lines, headline, rate_lines
+from corpus_tool.model.waiver import Waiver
+
+
+def markdown(decision: Decision, sides: Sides) -> str:
+    """Verdict, regressions with their divergence, waivers used and added, newly passing,
+    still failing, removed cases, pass rates."""
+    icon = ":x:" if decision.blocked else ":white_check_mark:"
+    out = [f"## {icon} {_md(headline(decision))}", "", f"base `{sides.base}`, head `{sides.head}`"]
+    blocking = [r for r in decision.rows if r.blocks]
+    out += _section("Blocking", [_failure(r) for r in blocking])
+    waived = [r for r in decision.rows if r.kind in ("regression", "new_failure") and not r.blocks]
+    out += _section("Regressions excused by a waiver", [_failure(r) for r in waived])
+    out += _section("Waivers used", [_waiver(w, decision) for w in decision.waivers_used()])
+    out += _section(
+        "Waivers added or extended by this change (review these)",
+        [f"- `{c.waiver.id}` {c.how}: {_about(c.waiver)}" for c in decision.changed_waivers],
+    )
+    out += _section(
+        "Newly passing", [_passing(r, decision) for r in decision.of_kind("newly_passing")]
+    )
+    out += _section(
+        "Still failing (not caused by this change)",
+        [f"- `{r.case}`: {_md(case_note(r, decision))}" for r in decision.of_kind("still_failing")],
+    )
+    out += _section("Removed by this change", [f"- `{c}`" for c in decision.removed])
+    out += _section("Waivers that waive nothing", _idle(decision))
+    out += [
+        "",
+        "### Pass rate per tier",
+        "",
+        *[f"- {_md(line)}" for line in rate_lines(decision.rates)],
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _section(title: str, items: list[str]) -> list[str]:
+    return ["", f"### {title}", "", *items] if items else []
+
+
+def _failure(row: Row) -> str:
+    lines = [f"- `{row.case}` ({row.tier}): {_md(row.why or row.head)}"]
+    if row.note:
+        lines.append(f"  - {_md(row.note)}")
+    lines.extend(f"  - {_md(text)}" for text in divergence_lines(row.divergence))
+    if row.waived_by:
+        lines.append("  - waived by " + ", ".join(f"`{w.id}`" for w in row.waived_by))
+    return "\n".join(lines)
+
+
+def _waiver(waiver: Waiver, decision: Decision) -> str:
+    how = decision.change_of(waiver)
+    flag = f" — **{how} by this change**" if how else ""
+    return f"- `{waiver.id}`: {_about(waiver)}{flag}"
+
+
+def _about(waiver: Waiver) -> str:
+    checks = ", ".join(f"`{c}`" for c in waiver.checks)
+    ticket = f", ticket {_md(waiver.ticket)}" if waiver.ticket else ""
+    return (
+        f"case `{waiver.case}`, checks {checks}, owner {_md(waiver.owner)}, "
+        f"expires {waiver.expires.isoformat()}{ticket}: {_md(waiver.reason)}"
+    )
+
+
+def _passing(row: Row, decision: Decision) -> str:
+    stale = [w.id for w in decision.unused if w.case == row.case]
+    extra = f" (its waiver {', '.join(f'`{i}`' for i in stale)} is now unused)" if stale else ""
+    return f"- `{row.case}` ({row.tier}){extra}"
+
+
+def _idle(decision: Decision) -> list[str]:
+    lines = [f"- `{w.id}` expired on {w.expires.isoformat()}" for w in decision.expired]
+    lines += [f"- `{b.id}` is not valid: {_md(b.problem)}" for b in decision.broken]
+    passing = {r.case for r in decision.of_kind("newly_passing")}
+    lines += [
+        f"- `{w.id}` is unused: every check it names passes on `{w.case}`"
+        for w in decision.unused
+        if w.case not in passing
+    ]
+    return lines
+
+
+def _md(text: str) -> str:
+    """Text safe inside a markdown list item: no table pipes, no stray HTML."""
+    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")

@@ -1,0 +1,229 @@
+"""The gate's policy: two results documents (base, head) in, one decision per case out.
+
+| base      | head           | kind           | blocks              |
+| passed    | failed, error  | regression     | yes, unless waived  |
+| (none)    | failed, error  | new_failure    | yes, unless waived  |
+| failed    | failed, error  | still_failing  | no: not this change |
+| failed    | passed         | newly_passing  | no                  |
+| passed    | passed         | passing        | no                  |
+| any       | known_unknown, skipped | not_counted | never          |
+
+"(none)": the case is new, or the base side could not count it (known_unknown, skipped, or an
+error: a failure is not known to predate the change when the base could not run the case).
+Waivers come from the head side and are judged for `today`; an error is never waived.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from corpus_tool.gate.waivers import Book, Broken, book_from_entries, excusing, unused_in
+from corpus_tool.model.waiver import Waiver
+
+FAILING = ("failed", "error")
+COUNTED = ("passed", "failed", "error", "waived")
+KINDS = (
+    "regression",
+    "new_failure",
+    "still_failing",
+    "newly_passing",
+    "passing",
+    "not_counted",
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One case of the gate: what each side said, what that makes it, and whether it blocks."""
+
+    case: str
+    tier: str
+    base: str | None  # the base side's verdict, before waivers; None when it has no verdict
+    head: str  # the head side's verdict with the head's waivers applied
+    kind: str
+    blocks: bool
+    why: str  # the head's failure in one line: divergence first, checks failed
+    failed_checks: tuple[str, ...] = ()
+    divergence: Mapping[str, Any] | None = None
+    waived_by: tuple[Waiver, ...] = ()
+    note: str = ""  # e.g. why the base side has no verdict
+
+
+@dataclass(frozen=True)
+class Change:
+    """A head waiver the change under review added, or extended (later expiry, more checks,
+    another case) over the base side's."""
+
+    waiver: Waiver
+    how: str  # added | extended
+
+
+@dataclass(frozen=True)
+class Rate:
+    """Passed cases of the counted ones (passed, failed, error, waived) of one tier."""
+
+    passed: int
+    counted: int
+
+    @property
+    def percent(self) -> float | None:
+        return round(100 * self.passed / self.counted, 1) if self.counted else None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The gate's verdict and everything its reports show."""
+
+    rows: tuple[Row, ...]
+    removed: tuple[str, ...]
+    unmatched: tuple[str, ...]  # in the base results only (file mode): not run on head
+    changed_waivers: tuple[Change, ...]
+    expired: tuple[Waiver, ...]
+    broken: tuple[Broken, ...]
+    unused: tuple[Waiver, ...]
+    rates: Mapping[str, Mapping[str, Rate]]  # side -> tier -> rate
+
+    @property
+    def blocked(self) -> bool:
+        return any(r.blocks for r in self.rows)
+
+    def of_kind(self, kind: str) -> list[Row]:
+        return [r for r in self.rows if r.kind == kind]
+
+    def waivers_used(self) -> list[Waiver]:
+        """Every waiver that excused a case, once, by id."""
+        used = {w.id: w for r in self.rows if r.head == "waived" for w in r.waived_by}
+        return [used[k] for k in sorted(used)]
+
+    def change_of(self, waiver: Waiver) -> str | None:
+        """`added` or `extended` when this change did that to the waiver."""
+        return next((c.how for c in self.changed_waivers if c.waiver.id == waiver.id), None)
+
+
+def judge(
+    base: Mapping[str, Any],
+    head: Mapping[str, Any],
+    today: date,
+    removed: Iterable[str] = (),
+) -> Decision:
+    """Base against head, case by case; `removed`: cases the change deletes (from git)."""
+    book = book_from_entries(head.get("waivers") or [], today)
+    base_cases = {c["case"]: c for c in base["cases"]}
+    head_cases = {c["case"]: c for c in head["cases"]}
+    rows = tuple(_row(base_cases.get(k), head_cases[k], book) for k in sorted(head_cases))
+    gone = tuple(sorted(set(removed) - set(head_cases)))
+    unmatched = tuple(sorted(set(base_cases) - set(head_cases) - set(gone)))
+    return Decision(
+        rows=rows,
+        removed=gone,
+        unmatched=unmatched,
+        changed_waivers=tuple(_changed(base.get("waivers") or [], book, today)),
+        expired=book.expired,
+        broken=book.broken,
+        unused=tuple(unused_in(book, head_cases.values())),
+        rates={"base": _rates(base["cases"]), "head": _rates(head["cases"])},
+    )
+
+
+def raw_verdict(case: Mapping[str, Any]) -> str:
+    """A case's verdict before any waiver: a waived case failed."""
+    verdict = str(case["verdict"])
+    return "failed" if verdict == "waived" else verdict
+
+
+def _row(base: Mapping[str, Any] | None, head: Mapping[str, Any], book: Book) -> Row:
+    before = raw_verdict(base) if base is not None else None
+    now = raw_verdict(head)
+    failed = tuple(str(c) for c in head.get("failed_checks") or ())
+    waived_by: tuple[Waiver, ...] = ()
+    if now == "failed":
+        covered, naming = excusing(failed, book.of(str(head["case"])))
+        now, waived_by = ("waived" if covered else now), naming
+    kind, note = _kind(before, now, base)
+    blocks = kind in ("regression", "new_failure") and now in FAILING
+    return Row(
+        case=str(head["case"]),
+        tier=str(head.get("tier") or "fast"),
+        base=before,
+        head=now,
+        kind=kind,
+        blocks=blocks,
+        why=failure_line(head),
+        failed_checks=failed,
+        divergence=head.get("divergence"),
+        waived_by=waived_by,
+        note=note,
+    )
+
+
+def _kind(before: str | None, now: str, base: Mapping[str, Any] | None) -> tuple[str, str]:
+    if now in ("known_unknown", "skipped"):
+        return "not_counted", ""
+    failing = now in (*FAILING, "waived")
+    if before == "passed":
+        return ("regression" if failing else "passing"), ""
+    if before == "failed":
+        return ("still_failing" if failing else "newly_passing"), ""
+    note = _no_base(before, base)
+    if before == "error" and not failing:
+        return "newly_passing", note
+    return ("new_failure" if failing else "passing"), note
+
+
+def _no_base(before: str | None, base: Mapping[str, Any] | None) -> str:
+    if before is None:
+        return "new case: not on the base side"
+    if before == "error":
+        return f"the base side could not run it: {(base or {}).get('error')}"
+    return f"{before} on the base side: not counted there"
+
+
+def failure_line(case: Mapping[str, Any]) -> str:
+    """Why a case failed, root cause first (as `corpus replay` says it); empty for a pass."""
+    if case.get("verdict") == "error":
+        return f"error: {case.get('error')}"
+    parts: list[str] = []
+    divergence = case.get("divergence")
+    if divergence:
+        parts.append(f"{divergence['kind']} at step {divergence['step']}")
+    failed = [c for c in case.get("failed_checks") or () if not str(c).startswith("replay.")]
+    if failed:
+        parts.append("failed: " + ", ".join(failed))
+    if "replay.determinism" in (case.get("failed_checks") or ()):
+        parts.append("nondeterministic across --repeat")
+    why = ", ".join(parts)
+    reached = case.get("not_reached") or ()
+    return f"{why}; {len(reached)} not reached" if reached and why else why
+
+
+def _changed(base_entries: Sequence[Mapping[str, Any]], book: Book, today: date) -> list[Change]:
+    before = book_from_entries(base_entries, today)
+    old = {w.id: w for w in (*before.active, *before.expired)}
+    found: list[Change] = []
+    for waiver in sorted((*book.active, *book.expired), key=lambda w: w.id):
+        was = old.get(waiver.id)
+        if was is None:
+            found.append(Change(waiver, "added"))
+        elif _extends(was, waiver):
+            found.append(Change(waiver, "extended"))
+    return found
+
+
+def _extends(was: Waiver, now: Waiver) -> bool:
+    return (
+        now.expires > was.expires or now.case != was.case or not set(now.checks) <= set(was.checks)
+    )
+
+
+def _rates(cases: Iterable[Mapping[str, Any]]) -> dict[str, Rate]:
+    counts: dict[str, list[int]] = {}
+    for case in cases:
+        if case["verdict"] not in COUNTED:
+            continue
+        tally = counts.setdefault(str(case.get("tier") or "fast"), [0, 0])
+        tally[0] += case["verdict"] == "passed"
+        tally[1] += 1
+    return {tier: Rate(p, n) for tier, (p, n) in sorted(counts.items())}

@@ -1,0 +1,231 @@
+"""What the gate prints and writes: the terminal table, the JSON document, JUnit XML."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from xml.etree import ElementTree
+
+from corpus_tool.gate.policy import Decision, Rate, Row
+from corpus_tool.model.waiver import Waiver
+from corpus_tool.version import __version__
+
+GATE_VERSION = 1
+TITLES = {
+    "regression": "regression",
+    "new_failure": "new, failing",
+    "still_failing": "still failing",
+    "newly_passing": "newly passing",
+    "passing": "passing",
+    "not_counted": "not counted",
+}
+
+
+@dataclass(frozen=True)
+class Sides:
+    """How the two sides were named: `main (merge base 1a2b3c4d5e6f)`, `BASE.json`, ..."""
+
+    base: str
+    head: str
+
+
+def headline(decision: Decision) -> str:
+    """The verdict in one line: `gate: BLOCKED (1 regression, 1 new failing case)`."""
+    blocking = [r for r in decision.rows if r.blocks]
+    if not blocking:
+        waived = sum(1 for r in decision.rows if r.head == "waived")
+        extra = f" ({waived} waived)" if waived else ""
+        return f"gate: PASSED: no regression{extra}"
+    regressions = sum(1 for r in blocking if r.kind == "regression")
+    new = len(blocking) - regressions
+    said = [_count(regressions, "regression")] if regressions else []
+    said += [_count(new, "new failing case")] if new else []
+    return f"gate: BLOCKED ({', '.join(said)})"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def divergence_lines(divergence: Mapping[str, Any] | None) -> list[str]:
+    """A divergence in a few lines: what happened, then the first field differences."""
+    if not divergence:
+        return []
+    said = [f"{divergence['kind']} at step {divergence['step']}: {divergence['message']}"]
+    for item in list(divergence.get("diff") or [])[:3]:
+        said.append(
+            f"{item['path']}: recorded {_value(item, 'expected')}, replay {_value(item, 'actual')}"
+        )
+    return said
+
+
+def _value(item: Mapping[str, Any], key: str) -> str:
+    if key not in item:
+        return "absent"
+    text = json.dumps(item[key], ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def case_note(row: Row, decision: Decision) -> str:
+    """The NOTE column: why it failed, who waived it, why the base has no verdict."""
+    parts = [row.why] if row.why and row.head != "passed" else []
+    if row.waived_by:
+        parts.append("waived by " + ", ".join(_waiver_tag(w, decision) for w in row.waived_by))
+    if row.note:
+        parts.append(row.note)
+    return "; ".join(parts)
+
+
+def _waiver_tag(waiver: Waiver, decision: Decision) -> str:
+    how = decision.change_of(waiver)
+    return f"{waiver.id}" + (f" ({how} by this change)" if how else "")
+
+
+def text(decision: Decision, sides: Sides) -> str:
+    """The terminal report: a table of the cases, the waivers, pass rates, the verdict last."""
+    lines = [f"base: {sides.base}", f"head: {sides.head}", ""]
+    header = ("CASE", "TIER", "BASE", "HEAD", "GATE")
+    table = [header] + [
+        (r.case, r.tier, r.base or "-", r.head, TITLES[r.kind] + (" *" if r.blocks else ""))
+        for r in decision.rows
+    ]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    for row, source in zip(table, [None, *decision.rows], strict=True):
+        cells = "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True))
+        note = case_note(source, decision) if source is not None else "NOTE"
+        lines.append(f"{cells}  {note}".rstrip())
+    if not decision.rows:
+        lines.append("(no case selected: nothing to compare)")
+    lines.extend(_details(decision))
+    lines.extend(_listed(decision))
+    lines.append("")
+    lines.extend(rate_lines(decision.rates))
+    lines.append("")
+    lines.append(headline(decision) + ("; * marks what blocks" if decision.blocked else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _details(decision: Decision) -> list[str]:
+    """Why each regression and new failure fails: the divergence, and the checks it failed."""
+    lines: list[str] = []
+    for row in decision.rows:
+        if row.kind not in ("regression", "new_failure"):
+            continue
+        lines.extend(["", f"{row.case}: {TITLES[row.kind]}{'' if row.blocks else ' (waived)'}"])
+        lines.extend(f"  {text}" for text in divergence_lines(row.divergence))
+        failed = [c for c in row.failed_checks if c != "replay.divergence"]
+        if failed:
+            lines.append(f"  failed: {', '.join(failed)}")
+        lines.extend(f"  waiver {w.shown()}: {w.reason}" for w in row.waived_by)
+    return lines
+
+
+def _listed(decision: Decision) -> list[str]:
+    lines: list[str] = []
+    if decision.removed:
+        lines.append(f"removed by this change: {', '.join(decision.removed)}")
+    if decision.unmatched:
+        lines.append(
+            f"in the base results only (not run on head, or removed): "
+            f"{', '.join(decision.unmatched)}"
+        )
+    for change in decision.changed_waivers:
+        w = change.waiver
+        lines.append(f"waiver {w.shown()} {change.how} by this change: case {w.case}")
+    for w in decision.expired:
+        lines.append(f"waiver {w.shown()} has expired: it waives nothing")
+    for b in decision.broken:
+        lines.append(f"waiver {b.id} waives nothing: {b.problem}")
+    for w in decision.unused:
+        lines.append(f"waiver {w.id} (case {w.case}) is unused: every check it names passed")
+    return ["", *lines] if lines else []
+
+
+def rate_lines(rates: Mapping[str, Mapping[str, Rate]]) -> list[str]:
+    """`pass rate fast: base 2/2 (100.0%), head 1/2 (50.0%)` per tier."""
+    tiers = sorted({t for side in rates.values() for t in side})
+    lines = []
+    for tier in tiers:
+        shown = [f"{side} {_rate(rates[side].get(tier))}" for side in ("base", "head")]
+        lines.append(f"pass rate {tier}: {', '.join(shown)}")
+    return lines or ["pass rate: no counted case on either side"]
+
+
+def _rate(rate: Rate | None) -> str:
+    if rate is None or rate.percent is None:
+        return "-"
+    return f"{rate.passed}/{rate.counted} ({rate.percent}%)"
+
+
+def json_doc(decision: Decision, sides: Sides) -> dict[str, Any]:
+    """The gate's machine-readable report; stable key order, cases sorted by id."""
+    return {
+        "schema_version": GATE_VERSION,
+        "tool": {"name": "corpus-tool", "version": __version__},
+        "verdict": "blocked" if decision.blocked else "passed",
+        "base": sides.base,
+        "head": sides.head,
+        "cases": [_row_dict(r, decision) for r in decision.rows],
+        "removed": list(decision.removed),
+        "unmatched": list(decision.unmatched),
+        "waivers": {
+            "used": [_used(w, decision) for w in decision.waivers_used()],
+            "changed": [{**c.waiver.as_dict(), "how": c.how} for c in decision.changed_waivers],
+            "expired": [w.as_dict() for w in decision.expired],
+            "invalid": [b.as_dict() for b in decision.broken],
+            "unused": [w.as_dict() for w in decision.unused],
+        },
+        "pass_rate": {
+            side: {t: {"passed": r.passed, "counted": r.counted} for t, r in tiers.items()}
+            for side, tiers in decision.rates.items()
+        },
+    }
+
+
+def _used(waiver: Waiver, decision: Decision) -> dict[str, Any]:
+    return {**waiver.as_dict(), "changed_by_this_change": decision.change_of(waiver)}
+
+
+def _row_dict(row: Row, decision: Decision) -> dict[str, Any]:
+    return {
+        "case": row.case,
+        "tier": row.tier,
+        "base": row.base,
+        "head": row.head,
+        "kind": row.kind,
+        "blocks": row.blocks,
+        "why": row.why,
+        "failed_checks": list(row.failed_checks),
+        "divergence": dict(row.divergence) if row.divergence else None,
+        "waived_by": [w.id for w in row.waived_by] if row.head == "waived" else [],
+        "note": row.note,
+    }
+
+
+def junit(decision: Decision) -> str:
+    """JUnit XML: blocking cases fail, waived and not blocking ones are skipped with why."""
+    suite = ElementTree.Element(
+        "testsuite",
+        name="corpus-gate",
+        tests=str(len(decision.rows)),
+        failures=str(sum(1 for r in decision.rows if r.blocks)),
+        errors="0",
+        skipped=str(sum(1 for r in decision.rows if _skipped(r))),
+    )
+    for row in decision.rows:
+        case = ElementTree.SubElement(
+            suite, "testcase", classname=f"corpus.gate.{row.tier}", name=row.case
+        )
+        message = f"{TITLES[row.kind]}: {case_note(row, decision)}".rstrip(": ")
+        if row.blocks:
+            ElementTree.SubElement(case, "failure", message=message).text = message
+        elif _skipped(row):
+            ElementTree.SubElement(case, "skipped", message=message)
+    ElementTree.indent(suite)
+    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _skipped(row: Row) -> bool:
+    return not row.blocks and row.head != "passed"

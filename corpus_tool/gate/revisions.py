@@ -1,0 +1,108 @@
+"""`gate --base REV`: the affected cases replayed on both revisions, each from its own files.
+
+The base side is the merge base of REV and the head (what `corpus affected` diffs from),
+checked out in a temporary worktree; the head side is the working tree as it is (or, with
+`--head REV`, that revision in a second temporary worktree). Nothing of the user's checkout
+changes: not the files, the index, the branch or HEAD.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from corpus_tool.errors import UsageError
+from corpus_tool.gate.sides import Say, open_side, read_results, replay_side
+from corpus_tool.gate.worktree import checkout, interruptible, sweep
+from corpus_tool.replay.suite import RunOptions
+from corpus_tool.select.cache import FactCache
+from corpus_tool.select.changed import resolve_sides, select_changed
+from corpus_tool.select.git import WORKTREE, Repository
+from corpus_tool.select.layout import Layout
+
+
+@dataclass(frozen=True)
+class Revisions:
+    """What to compare: `--base REV`, `--head REV` (None: the working tree), `--all`."""
+
+    base: str
+    head: str | None = None
+    all: bool = False
+    head_results: Path | None = None  # the head side's results, replayed already (CI)
+
+
+@dataclass(frozen=True)
+class Compared:
+    """Both sides' results documents, the cases the change removes, and how to name each side."""
+
+    base: dict[str, Any]
+    head: dict[str, Any]
+    removed: tuple[str, ...]
+    base_label: str
+    head_label: str
+
+
+Tell = Callable[[str], None]
+
+
+def compare_revisions(
+    root: Path, asked: Revisions, options: RunOptions, today: date, tell: Tell, say: Say
+) -> Compared:
+    """Select, then replay the selection on the base side and on the head side."""
+    repo = Repository.discover(root)
+    sweep(repo)
+    layout = Layout.at(os.path.relpath(root, repo.root))
+    sides = resolve_sides(repo, layout, asked.base, asked.head or WORKTREE)
+    cache = FactCache.load(repo.cache_dir())
+    selection = select_changed(repo, layout, sides, root, cache)
+    cache.save()
+    ids = list(selection.cases.ids) if asked.all else selection.selected()
+    removed = tuple(r.id for r in selection.removed)
+    base_label = f"{asked.base} (merge base {sides.merge_base[:12]})"
+    head_label = f"{asked.head} ({sides.head[:12]})" if asked.head else "the working tree"
+    with interruptible(), _trees(repo, sides.merge_base, sides.head, asked.head) as (old, new):
+        tell(f"base: {base_label}: replaying {len(ids)} selected case(s)")
+        base_corpus = open_side(old / layout.prefix, f"base {base_label}")
+        base = replay_side(base_corpus, ids, options, today, say, f"base {base_label}")
+        if asked.head_results is not None:
+            head_label = f"{head_label}, as {asked.head_results} records it"
+            head = _given(asked.head_results, ids)
+        else:
+            tell(f"head: {head_label}")
+            head_root = new / layout.prefix if asked.head else root
+            head_corpus = open_side(head_root, f"head {head_label}")
+            head = replay_side(head_corpus, ids, options, today, say, f"head {head_label}")
+        if asked.all and base_corpus is not None:  # read before the checkout goes
+            removed = tuple(sorted(set(removed) | (set(base_corpus.case_ids()) - set(ids))))
+    return Compared(base, head, removed, base_label, head_label)
+
+
+def _given(path: Path, ids: list[str]) -> dict[str, Any]:
+    """A head results document that holds every selected case (a missing one would go
+    unjudged, so it is refused)."""
+    doc = read_results(path)
+    missing = sorted(set(ids) - {c["case"] for c in doc["cases"]})
+    if missing:
+        raise UsageError(
+            f"{path} has no result for {', '.join(missing[:10])}: replay the selected cases "
+            "(corpus affected) into it, or leave out --head-results"
+        )
+    return doc
+
+
+@contextlib.contextmanager
+def _trees(
+    repo: Repository, merge_base: str, head: str, asked_head: str | None
+) -> Iterator[tuple[Path, Path]]:
+    """The base checkout, and the head checkout when a head revision was named."""
+    with checkout(repo, merge_base) as old:
+        if asked_head is None:
+            yield old, repo.root
+            return
+        with checkout(repo, head) as new:
+            yield old, new

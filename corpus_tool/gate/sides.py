@@ -1,0 +1,79 @@
+"""One side of the gate: replay cases of a corpus (a checkout of one revision) into the results
+document `corpus replay --results` writes, so both ways into the gate judge the same data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from corpus_tool import files, schema
+from corpus_tool.corpus import CONFIG_NAME, Corpus, load_config
+from corpus_tool.errors import CorpusError, InputError
+from corpus_tool.gate.waivers import read_book, waive
+from corpus_tool.grade import grade_checks
+from corpus_tool.replay.cases import CaseResult
+from corpus_tool.replay.results import document
+from corpus_tool.replay.suite import RunOptions, run
+
+Say = Callable[[CaseResult], None]
+
+
+def open_side(root: Path, label: str) -> Corpus | None:
+    """The corpus at `root` on one side; None when that revision has no corpus.yaml there."""
+    if not (root / CONFIG_NAME).is_file():
+        return None
+    try:
+        return Corpus(root, load_config(root))
+    except CorpusError as err:
+        raise InputError(f"{label}: {err.message}", err.path, err.line) from None
+
+
+def replay_side(
+    corpus: Corpus | None,
+    ids: Sequence[str],
+    options: RunOptions,
+    today: date,
+    say: Say,
+    label: str,
+) -> dict[str, Any]:
+    """The results document of replaying `ids` (those the side has) with its own waivers."""
+    if corpus is None:
+        return empty_document()
+    book = read_book(corpus, today)
+    present = set(corpus.case_ids())
+    wanted = [c for c in ids if c in present]
+    results: list[CaseResult] = []
+
+    def seen(result: CaseResult) -> None:
+        results.append(waive(result, book))
+        say(results[-1])
+
+    try:
+        run(corpus, wanted, replace(options, cases=tuple(wanted)), seen, grader=grade_checks)
+    except CorpusError as err:  # say which side could not run: the paths are temporary
+        raise InputError(f"{label}: {err.message}", err.path, err.line) from None
+    return document(corpus, results, "replay", book.entries())
+
+
+def empty_document() -> dict[str, Any]:
+    """The results of a side without a corpus: no case, no waiver."""
+    return document(Corpus(Path(".")), [], "replay", [])
+
+
+def read_results(path: Path) -> dict[str, Any]:
+    """A results document (`corpus replay|check --results FILE`), schema-checked."""
+    doc = files.parse_json(files.read_bytes(path), path)
+    problems = schema.errors("results", doc)
+    if problems:
+        where = schema.json_path(problems[0].absolute_path)
+        raise InputError(
+            f"not a results document ({where}: {problems[0].message}); write one with "
+            "`corpus replay --results FILE`",
+            path,
+        )
+    if not isinstance(doc, dict):  # the schema says object; this tells mypy
+        raise InputError("not a results document", path)
+    return doc

@@ -1,0 +1,122 @@
+"""A revision checked out in a temporary `git worktree`, removed afterwards whatever happens.
+
+The gate replays the base side from its own files (its agent code, its corpus) without
+touching the user's working tree, index, branch or HEAD: `git worktree add --detach` makes a
+second checkout in a temporary directory, and the `finally` removes it, also on Ctrl-C or
+SIGTERM (turned into KeyboardInterrupt while the gate runs). A checkout left by a process that
+was killed outright is swept by the next gate run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+
+import git
+
+from corpus_tool.errors import UsageError
+from corpus_tool.select.git import Repository
+
+PREFIX = "corpus-gate-"
+_OURS = re.compile(rf"{PREFIX}(\d+)-")
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def checkout(repo: Repository, commit: str) -> Iterator[Path]:
+    """The commit checked out (detached) in a temporary worktree, for the block's duration."""
+    place = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    try:
+        try:
+            repo.run("worktree", "add", "--detach", "--quiet", str(place), commit)
+        except git.GitCommandError as err:
+            raise UsageError(
+                f"cannot check out {commit[:12]} in a temporary worktree: {_first(err)}"
+            ) from None
+        yield place
+    finally:
+        with _held():
+            remove(repo, place)
+
+
+def remove(repo: Repository, place: Path) -> None:
+    """Remove a worktree of ours: its directory and git's record of it."""
+    with contextlib.suppress(git.GitCommandError):
+        repo.run("worktree", "remove", "--force", str(place))
+    shutil.rmtree(place, ignore_errors=True)
+    with contextlib.suppress(git.GitCommandError):
+        repo.run("worktree", "prune")
+
+
+def sweep(repo: Repository) -> list[Path]:
+    """Remove worktrees left by gate runs whose process is gone (killed with SIGKILL)."""
+    swept: list[Path] = []
+    for line in repo.run("worktree", "list", "--porcelain").splitlines():
+        if not line.startswith("worktree "):
+            continue
+        place = Path(line.removeprefix("worktree "))
+        found = _OURS.match(place.name)
+        if found and not _alive(int(found.group(1))):
+            remove(repo, place)
+            swept.append(place)
+    return swept
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt for the block, as Ctrl-C does, so `finally` runs."""
+    if not _main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def _held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait while a worktree is removed: a second one must not leave it."""
+    if not _main_thread():
+        yield
+        return
+    before = {s: signal.signal(s, signal.SIG_IGN) for s in _STOPS}
+    try:
+        yield
+    finally:
+        for stop, handler in before.items():
+            signal.signal(stop, handler)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _first(err: git.GitCommandError) -> str:
+    text = str(err.stderr or err).strip().strip("'").strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "git worktree add failed"

@@ -1,0 +1,113 @@
+"""From two sides of a repository to the selection: resolve the revisions, read the head side's
+cases and corpus.yaml, diff from the merge base, apply the rules (`corpus affected`, `gate`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from corpus_tool import files, schema
+from corpus_tool.corpus import load_config
+from corpus_tool.errors import InputError
+from corpus_tool.select.cache import FactCache
+from corpus_tool.select.facts import ExpectedFacts, TraceFacts
+from corpus_tool.select.git import INDEX, WORKTREE, Repository, Snapshot
+from corpus_tool.select.layout import Layout
+from corpus_tool.select.rules import Impact
+from corpus_tool.select.selection import BlobReader, CaseIndex, Selection, select
+
+
+@dataclass(frozen=True)
+class Sides:
+    """The resolved revisions: base as given, the merge base, and the head side."""
+
+    base: str
+    merge_base: str
+    head: str  # a commit id, INDEX or WORKTREE
+    snapshot: Snapshot
+
+
+def resolve_sides(repo: Repository, layout: Layout, base: str, head: str | None) -> Sides:
+    """The merge base of `base` and HEAD (or the `head` revision); `head` may be INDEX or
+    WORKTREE (then the merge base is taken with HEAD)."""
+    base_commit = repo.commit(base)
+    local = head in (INDEX, WORKTREE)
+    head_commit = repo.commit("HEAD" if local or head is None else head)
+    merge_base = repo.merge_base(base_commit, head_commit)
+    side = head if local and head is not None else head_commit
+    return Sides(base, merge_base, side, repo.snapshot(side, layout.pathspecs()))
+
+
+def select_changed(
+    repo: Repository, layout: Layout, sides: Sides, root: Path, cache: FactCache
+) -> Selection:
+    """The cases the change from the merge base to the head side can affect, and why."""
+    impact = Impact.from_config(_head_config(repo, sides, layout, root))
+    cases = _case_index(repo, sides.snapshot, layout, cache)
+    # the cache's own files, when CORPUS_CACHE_DIR lies in the work tree, are not a change
+    changed = repo.changes(sides.merge_base, sides.head)
+    changes = [c for c in changed if not cache.owns(repo.root / c.path)]
+    return select(changes, layout, impact, cases, _base_reader(repo, sides.merge_base))
+
+
+def _head_config(repo: Repository, sides: Sides, layout: Layout, root: Path) -> Mapping[str, Any]:
+    """corpus.yaml as the head side has it: its rules decide (the worktree's when it has none)."""
+    blob = sides.snapshot.blobs.get(layout.config_path)
+    if blob is None:
+        return load_config(root)
+    where = Path(
+        layout.config_path
+        if sides.head in (INDEX, WORKTREE)
+        else f"{sides.head[:12]}:{layout.config_path}"
+    )
+    data = files.parse_yaml(repo.read(blob, sides.snapshot), where)
+    if not isinstance(data, dict):
+        raise InputError("corpus.yaml must be a mapping; see `corpus validate`", where)
+    problems = [schema.version_problem("corpus", data)] + [
+        f"{schema.json_path(e.absolute_path)}: {e.message}" for e in schema.errors("corpus", data)
+    ]
+    found = [p for p in problems if p]
+    if found:
+        raise InputError(f"{found[0]}; see `corpus validate`", where)
+    return data
+
+
+def _case_index(
+    repo: Repository, snapshot: Snapshot, layout: Layout, cache: FactCache
+) -> CaseIndex:
+    ids = {c for c in map(layout.case_of, snapshot.blobs) if c is not None}
+
+    def head_blob(path: str) -> bytes | None:
+        blob = snapshot.blobs.get(path)
+        return repo.read(blob, snapshot) if blob is not None else None
+
+    def read(blobs: list[str]) -> dict[str, bytes]:
+        return repo.read_many(blobs, snapshot)
+
+    def traces(case_ids: list[str]) -> dict[str, TraceFacts]:
+        blobs = _blobs(snapshot, layout, case_ids, "trace.yaml")
+        facts = cache.traces(blobs.values(), read)
+        # No trace.yaml: what the case calls is unknown, so it counts as unreadable.
+        return {c: facts[blobs[c]] if c in blobs else TraceFacts(readable=False) for c in case_ids}
+
+    def expecteds(case_ids: list[str]) -> dict[str, ExpectedFacts]:
+        blobs = _blobs(snapshot, layout, case_ids, "expected.yaml")
+        facts = cache.expecteds(blobs.values(), read)
+        return {c: facts[blobs[c]] if c in blobs else ExpectedFacts() for c in case_ids}
+
+    return CaseIndex(ids, traces, expecteds, head_blob)
+
+
+def _blobs(snapshot: Snapshot, layout: Layout, case_ids: list[str], name: str) -> dict[str, str]:
+    paths = {c: layout.case_path(c, name) for c in case_ids}
+    return {c: snapshot.blobs[p] for c, p in paths.items() if p in snapshot.blobs}
+
+
+def _base_reader(repo: Repository, merge_base: str) -> BlobReader:
+    def read(path: str) -> bytes | None:
+        blob = repo.tree(merge_base, [path]).get(path)
+        return repo.read(blob) if blob is not None else None
+
+    return read
