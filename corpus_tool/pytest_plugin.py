@@ -19,9 +19,12 @@ from corpus_tool.corpus import CONFIG_NAME, Corpus, find_root, open_corpus
 from corpus_tool.errors import CorpusError
 
 if TYPE_CHECKING:
+    from corpus_tool.gate.waivers import Book
     from corpus_tool.replay.pool import Pool
 
 _POOL = pytest.StashKey["Pool"]()
+_CORPUS = pytest.StashKey[Corpus]()
+_BOOK = pytest.StashKey["Book"]()
 
 MARKERS = {
     "tier_fast": "corpus case of tier fast (every commit)",
@@ -85,6 +88,24 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = [str(root)]
     elif not any(Path(a.split("::")[0]).resolve() == root for a in config.args):
         config.args.append(str(root))
+
+
+def _corpus(config: pytest.Config, root: Path) -> Corpus:
+    """The corpus (corpus.yaml read and checked) once per pytest process, not once per item."""
+    corpus = config.stash.get(_CORPUS, None)
+    if corpus is None:
+        corpus = config.stash[_CORPUS] = open_corpus(root, root)
+    return corpus
+
+
+def _book(config: pytest.Config, corpus: Corpus) -> Book:
+    """The corpus's waivers, read once per pytest process like the corpus."""
+    from corpus_tool.gate.waivers import read_book
+
+    book = config.stash.get(_BOOK, None)
+    if book is None:
+        book = config.stash[_BOOK] = read_book(corpus, date.today())
+    return book
 
 
 def _pool(config: pytest.Config, corpus: Corpus) -> Pool:
@@ -162,16 +183,16 @@ class CaseItem(pytest.Item):
     """One case: replay and grade it like `corpus replay CASE`, in this process's worker."""
 
     def runtest(self) -> None:
-        from corpus_tool.gate.waivers import read_book, waive
+        from corpus_tool.gate.waivers import waive
         from corpus_tool.grade import grade_checks
         from corpus_tool.replay import results
         from corpus_tool.replay.suite import RunOptions, run_cases
 
-        corpus = open_corpus(self.path.parent, self.path.parent)
+        corpus = _corpus(self.config, self.path.parent)
         options = RunOptions((self.name,), self.config.getoption("corpus_mode", default=None))
         pool = _pool(self.config, corpus)
         [result] = run_cases(corpus, [self.name], options, grader=grade_checks, pool=pool)
-        result = waive(result, read_book(corpus, date.today()))
+        result = waive(result, _book(self.config, corpus))
         if result.verdict == "skipped":
             pytest.skip(result.reason or "skipped")
         if result.verdict == "waived":  # it failed; a reviewed waiver expects that, for now
