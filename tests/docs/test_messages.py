@@ -23,7 +23,7 @@ import pytest
 from corpus_tool.cli import parser
 from tests.conftest import ROOT
 from tests.docs.doc_lines import SPAN
-from tests.docs.flags import Command, known, named_flags, parser_options
+from tests.docs.flags import Options, known, named_flags, parser_options
 
 # a file or directory of this repository, as a message would name it
 _PATH = re.compile(
@@ -77,7 +77,7 @@ def _spans(text: str) -> list[str]:
     return [" ".join(span[2].split()) for span in SPAN.finditer(text)]
 
 
-def _command_problems(message: Message, options: dict[Command, list[frozenset[str]]]) -> list[str]:
+def _command_problems(message: Message, options: Options) -> list[str]:
     found = []
     for span in _spans(message.text):
         named = _COMMAND.match(span)
