@@ -1,13 +1,16 @@
 """The `corpus` command lines of README.md and docs/*.md: where each stands and what kind it is.
 
-A line is one of:
-- a *command*: it runs as written (in the scratch repository of tests/docs/scratch.py);
+A command line is a `corpus ...` line of a fenced block (after a `$ ` prompt where the block
+shows output, after `run:` in a workflow, or after `&&`, `|`, `$(`), or an inline code span that
+starts with `corpus `. A block line that makes a venv, installs and runs `.venv/bin/corpus ...`
+counts as its `corpus ...` part (this checkout is installed already). Each line is one of:
+- a *command*: it runs as written (in a scratch repository, tests/docs/scratch.py);
 - a *synopsis*: it shows the shape of a command with placeholders a reader fills in — a word in
   capitals (`CASE`, `BASE.json`, `K/N`), `[optional parts]`, `a|b` alternatives, `...`,
   `<placeholders>` — the notation of man pages and `--help`; its flags are checked against the
   parsers (tests/docs/test_doc_flags.py), it is not run;
 - a *name*: `corpus VERB` alone in prose, a command named rather than run
-  (tests/foundation/test_command_names.py runs `--help` on each); in a fenced block it runs;
+  (tests/foundation/test_command_names.py runs `--help` on each; in a fenced block it runs);
 - *illustrative*: written under an `<!-- illustrative: REASON -->` comment (the line before its
   block or paragraph), which says why it cannot run here.
 """
@@ -23,6 +26,8 @@ _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 _MARK = re.compile(r"<!--\s*illustrative:\s*(.*?)\s*-->")
 _PROMPT = re.compile(r"^\s*\$ ")
+# `python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/corpus ...`: install, then run
+_INSTALLED = re.compile(r"(?:^|&&)\s*\S*/bin/(corpus\s.*)$")
 _CONTINUED = re.compile(r"^\s+\[")  # a synopsis continued on the next line, indented
 _RUN_KEY = re.compile(r"^\s*(?:-\s+)?run:\s*(?:\|\s*)?")
 # `corpus` where a shell command starts: line start, after an operator or `$(`
@@ -126,22 +131,28 @@ def _fenced_indices(lines: list[str]) -> set[int]:
     return {i for opened, closed in _blocks(lines) for i in range(opened, closed + 1)}
 
 
+def _block_commands(lines: list[str], opened: int, closed: int) -> list[tuple[int, str]]:
+    """(line index, command text) of the `corpus` lines of one fenced block."""
+    prompted = any(_PROMPT.match(line) for line in lines[opened + 1 : closed])
+    commands: list[tuple[int, str]] = []
+    for index in range(opened + 1, closed):
+        line = lines[index]
+        if prompted and not _PROMPT.match(line):
+            continue  # output shown under a `$ ` prompt
+        text = _RUN_KEY.sub("", _PROMPT.sub("", line)).strip()
+        installed = _INSTALLED.search(text)
+        text = installed[1] if installed else text  # the install is the user's, not ours
+        if commands and _CONTINUED.match(line):
+            commands[-1] = (commands[-1][0], f"{commands[-1][1]} {text}")
+        elif _AT_COMMAND.search(text) and not _MESSAGE.match(text):
+            commands.append((index, text))
+    return commands
+
+
 def _fenced(name: str, lines: list[str], sections: list[str]) -> Iterator[DocLine]:
     for opened, closed in _blocks(lines):
-        body = lines[opened + 1 : closed]
-        prompted = any(_PROMPT.match(line) for line in body)
         reason = _marker(lines, opened)
-        commands: list[tuple[int, str]] = []
-        for index in range(opened + 1, closed):
-            line = lines[index]
-            if prompted and not _PROMPT.match(line):
-                continue  # output shown under a `$ ` prompt
-            text = _RUN_KEY.sub("", _PROMPT.sub("", line)).strip()
-            if commands and _CONTINUED.match(line):
-                commands[-1] = (commands[-1][0], f"{commands[-1][1]} {text}")
-            elif _AT_COMMAND.search(text) and not _MESSAGE.match(text):
-                commands.append((index, text))
-        for index, text in commands:
+        for index, text in _block_commands(lines, opened, closed):
             yield DocLine(name, index + 1, text, sections[index], opened, reason)
 
 
