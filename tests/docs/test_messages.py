@@ -77,6 +77,21 @@ def _spans(text: str) -> list[str]:
     return [" ".join(span[2].split()) for span in SPAN.finditer(text)]
 
 
+def _plain(text: str) -> list[str]:
+    """`corpus VERB --flag ...` written outside backticks, up to the end of its clause (a
+    `corpus` there may be the noun: only a known VERB counts, below)."""
+    outside = SPAN.sub("", text)
+    return [re.split(r"[.:] ", hit)[0] for hit in re.findall(r"corpus [^,;()`\n]*", outside)]
+
+
+def _flag_problems(message: Message, text: str, options: Options, bare: bool) -> list[str]:
+    return [
+        f"{message.where}: `{text}`: `corpus {' '.join(flag.command)}` has no {flag.flag}"
+        for flag in named_flags(text, bare=bare)
+        if flag.command in options and not known(options, flag)
+    ]
+
+
 def _command_problems(message: Message, options: Options) -> list[str]:
     found = []
     for span in _spans(message.text):
@@ -84,10 +99,9 @@ def _command_problems(message: Message, options: Options) -> list[str]:
         command = tuple(part for part in named.groups() if part) if named else None
         if command is not None and command not in options:
             found.append(f"{message.where}: `{span}`: no command `corpus {' '.join(command)}`")
-        for flag in named_flags(span, bare=True):
-            if flag.command in options and not known(options, flag):
-                name = " ".join(flag.command)
-                found.append(f"{message.where}: `{span}`: `corpus {name}` has no {flag.flag}")
+        found += _flag_problems(message, span, options, bare=True)
+    for text in _plain(message.text):
+        found += _flag_problems(message, text, options, bare=False)
     return found
 
 
@@ -128,6 +142,7 @@ def test_the_walk_reads_the_messages() -> None:
     """The strings the checks below read include known messages, and no docstring."""
     texts = {m.text for m in messages(ROOT / "corpus_tool")}
     assert any("`corpus keygen --output FILE`" in t for t in texts)  # a message with a flag
+    assert any("(corpus replay --results FILE" in t for t in texts)  # one outside backticks
     assert any("corpus_tool/schemas/" in t for t in texts)  # a message with a path
     assert not any(t.startswith("The command line: parse arguments") for t in texts)
 
@@ -143,6 +158,7 @@ def test_every_command_flag_and_file_a_message_names_exists(shipped: set[str]) -
         ('"run `corpus frobnicate` to fix it"', "no command `corpus frobnicate`"),
         ('"rerun with `corpus check --fast-only`"', "`corpus check` has no --fast-only"),
         ('f"{name}: see `add --overwrite`"', "`corpus add` has no --overwrite"),
+        ('"(corpus replay --output FILE)"', "`corpus replay` has no --output"),
         ('"see docs/replay.md for the agent contract"', "names docs/replay.md"),
         ('"the format is in README.md"', "names README.md"),
         ('"see schemas/nothing.schema.json"', "names schemas/nothing.schema.json"),
