@@ -24,7 +24,7 @@ from pathlib import Path
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
-_MARK = re.compile(r"<!--\s*illustrative:\s*(.*?)\s*-->")
+_MARK = re.compile(r"^\s*<!--\s*illustrative:\s*(.*?)\s*-->\s*$")  # a line of its own
 _PROMPT = re.compile(r"^\s*\$ ")
 # `python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/corpus ...`: install, then run
 _INSTALLED = re.compile(r"(?:^|&&)\s*\S*/bin/(corpus\s.*)$")
