@@ -32,7 +32,7 @@ def mentions(root: Path) -> Iterator[tuple[str, Named]]:
         text = prose(doc.read_text(encoding="utf-8").splitlines())
         for span in SPAN.finditer(text):
             number = text.count("\n", 0, span.start()) + 1
-            words = " ".join(span[2].split())
+            words = " ".join(span[2].replace("\\|", "|").split())
             if not words.startswith("corpus "):  # those are command lines, read above
                 for named in named_flags(words, bare=True):
                     yield f"{name}:{number}", named
