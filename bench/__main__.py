@@ -115,9 +115,9 @@ def _table(rows: list[Row], machine: dict[str, object]) -> str:
         base = f"{row.baseline} {row.baseline_value:.3g}" if row.baseline_value else row.baseline
         ratio = f"{row.ratio:.3g}x" if row.ratio is not None else ""
         met = "" if row.met is None else ("yes" if row.met else "**no**")
+        value = "too few cases to tell" if row.value is None else f"{row.value:.3g} {row.unit}"
         lines.append(
-            f"| {row.figure} | {row.measure} | {row.value:.3g} {row.unit} | {base} | "
-            f"{ratio} | {row.target} | {met} |"
+            f"| {row.figure} | {row.measure} | {value} | {base} | {ratio} | {row.target} | {met} |"
         )
     versions = ", ".join(f"{k} {v}" for k, v in machine["versions"].items())  # type: ignore[attr-defined]
     lines.append(
