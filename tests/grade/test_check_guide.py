@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import yaml
-from grade_trajectories import call, end, expected_document
 
 from corpus_tool import schema
 from corpus_tool.errors import InputError
@@ -17,6 +16,7 @@ from corpus_tool.grade import CHECK_NAMES, grade
 from corpus_tool.model.check_guide import BY_NAME, GUIDES, REPLAY_GUIDES
 from corpus_tool.model.checks import REPLAY_CHECKS
 from tests.conftest import EXAMPLES, ROOT, Cli
+from tests.grade.grade_trajectories import call, end, expected_document
 
 GRADING_MD = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
 

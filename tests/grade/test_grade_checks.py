@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from grade_trajectories import (
+
+from corpus_tool import schema
+from corpus_tool.grade import CHECK_NAMES, grade, lexical_scorer
+from tests.grade.grade_trajectories import (
     call,
     effect,
     end,
@@ -15,9 +18,6 @@ from grade_trajectories import (
     retry,
     trace_document,
 )
-
-from corpus_tool import schema
-from corpus_tool.grade import CHECK_NAMES, grade, lexical_scorer
 
 REFUND = [
     model(1),

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from grade_trajectories import end
 
 from corpus_tool.errors import UsageError
 from corpus_tool.grade import Scorers, grade, lexical_scorer, resolve_scorer
+from tests.grade.grade_trajectories import end
 
 SIMILAR = {"output": {"similar": {"reference": "退款已提交", "min_score": 0.5}}}
 

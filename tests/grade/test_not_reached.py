@@ -12,11 +12,11 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from grade_trajectories import call, effect, error, model, retry
 
 from corpus_tool.grade import grade_run
 from corpus_tool.grade.documents import expect_from_doc, trajectory_from_docs
 from corpus_tool.model.cut import CutShort
+from tests.grade.grade_trajectories import call, effect, error, model, retry
 
 SO_FAR = [model(1), call(2, "get_order", {"order_id": "O-1"}, egress="orders.internal")]
 

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from affected_repo import GitCorpus, fill
 
 from tests.conftest import GIT_ENV
+from tests.select.affected_repo import GitCorpus, fill
 
 
 @pytest.fixture

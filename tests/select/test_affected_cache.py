@@ -6,10 +6,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from affected_repo import GitCorpus
-
 from corpus_tool.select.cache import FILE_NAME, FactCache
 from corpus_tool.select.git import blob_id
+from tests.select.affected_repo import GitCorpus
 
 TRACE = b"events:\n- {seq: 1, type: tool_call, tool: get_order}\n"
 

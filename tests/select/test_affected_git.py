@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from affected_repo import GitCorpus
+
+from tests.select.affected_repo import GitCorpus
 
 
 def test_affected_case_rename_selects_the_new_id_and_reports_the_old(repo: GitCorpus) -> None:

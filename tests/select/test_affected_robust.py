@@ -17,11 +17,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from affected_repo import GitCorpus, trace_text
 
 from corpus_tool.corpus import CASE_ID
 from corpus_tool.select.cache import FILE_NAME
 from tests.conftest import ROOT
+from tests.select.affected_repo import GitCorpus, trace_text
 
 HOSTILE = ("x;touch pwned", "$(id)", "Bad Name", "a b", "--corpus-case=all")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from affected_repo import CASES, GitCorpus
+from tests.select.affected_repo import CASES, GitCorpus
 
 ALL = sorted(CASES)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import shlex
 
 import pytest
-from affected_repo import CASES, GitCorpus
 
 from corpus_tool.errors import UsageError
 from corpus_tool.select.shard import ShardSpec, balance
+from tests.select.affected_repo import CASES, GitCorpus
 
 
 def _touch_prompts(repo: GitCorpus) -> None:
