@@ -333,8 +333,8 @@ def _args_affected(parser: argparse.ArgumentParser) -> None:
 
 
 def _replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    from corpus_tool.commands.replay import ReplayOptions
     from corpus_tool.replay.suite import RunOptions
+    from corpus_tool.replay_run import ReplayOptions
 
     run = RunOptions(
         tuple(getattr(args, "cases", ())),

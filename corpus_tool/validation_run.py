@@ -16,11 +16,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files, validation
+from corpus_tool import erasure, files, recovery, validation
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
 from corpus_tool.findings import Finding
-from corpus_tool.findings_cache import Entry, FindingsCache, case_key, context_key
+from corpus_tool.findings_cache import Entry, FindingsCache, cache_dir, case_key, context_key
 from corpus_tool.redact.guard import open_guard
 
 KINDS = ("trace", "expected")
@@ -171,3 +171,48 @@ def _bytes_or_empty(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
+
+
+class Caches:
+    """The findings caches of a run, one per cache file (corpora of one repository share one)."""
+
+    def __init__(self, environ: Mapping[str, str], enabled: bool = True) -> None:
+        self._environ = environ
+        self._enabled = enabled
+        self._open: dict[Path, FindingsCache] = {}
+
+    def get(self, root: Path) -> FindingsCache | None:
+        """The cache for the corpus at `root`; None when caching is off or has no place."""
+        where = cache_dir(root, self._environ) if self._enabled else None
+        if where is None:
+            return None
+        if where not in self._open:
+            self._open[where] = FindingsCache.load(where)
+        return self._open[where]
+
+    def save(self) -> None:
+        """Write back every cache that learned something."""
+        for cache in self._open.values():
+            cache.save()
+
+
+def pending_forget(corpus: Corpus, show: validation.Show) -> tuple[frozenset[str], list[Finding]]:
+    """Cases an interrupted forget still has to remove (their advice is to finish it)."""
+    try:
+        plan = erasure.pending(corpus)
+    except InputError as err:
+        path = err.path or corpus.root
+        return frozenset(), [Finding(show(path), None, "$", recovery.FORGET_RULE, err.message)]
+    return frozenset(plan.cases if plan else ()), []
+
+
+def relative_to(cwd: Path) -> validation.Show:
+    """Paths in findings: relative to the current directory, as the user typed them."""
+
+    def show(path: Path) -> str:
+        try:
+            return os.path.relpath(path, cwd)
+        except ValueError:  # another drive on Windows
+            return str(path)
+
+    return show

@@ -89,3 +89,25 @@ def test_architecture_frameworks_contract_holds_every_module_but_the_adapters() 
     assert {"agents", "langchain_core", "langgraph", "pydantic_ai"} <= set(
         frameworks["forbidden_modules"]
     )
+
+
+def test_architecture_a_command_importing_another_breaks_the_commands_contract(
+    tmp_path: Path,
+) -> None:
+    tree = _copy(tmp_path)
+    check = tree / "corpus_tool" / "commands" / "check.py"
+    check.write_text(check.read_text(encoding="utf-8") + "\nimport corpus_tool.commands.replay\n")
+    done = _lint(tree)
+    assert done.returncode == 1
+    assert "Commands: no command imports another BROKEN" in done.stdout
+    assert "corpus_tool.commands.check -> corpus_tool.commands.replay" in done.stdout
+
+
+def test_architecture_commands_contract_holds_every_command_module() -> None:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (commands,) = [c for c in contracts if c["id"] == "commands"]
+    folder = ROOT / "corpus_tool" / "commands"
+    stems = sorted(p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "add_batch"))
+    assert sorted(commands["modules"]) == [f"corpus_tool.commands.{s}" for s in stems]

@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import TextIO
 
 from corpus_tool import recovery
-from corpus_tool.commands.replay import ReplayOptions, execute, exit_code, finish
-from corpus_tool.commands.validate import Caches, pending_forget, shower
 from corpus_tool.corpus import Corpus
 from corpus_tool.findings import Finding, sort_findings
 from corpus_tool.gate.waivers import read_book
 from corpus_tool.replay.cases import LoadedCase, load_case
 from corpus_tool.replay.suite import select
-from corpus_tool.validation_run import ValidationRun
+from corpus_tool.replay_run import ReplayOptions, execute, exit_code, finish
+from corpus_tool.validation_run import Caches, ValidationRun, pending_forget, relative_to
 
 
 def check(
@@ -37,7 +36,7 @@ def check(
     env = os.environ if environ is None else environ
     caches = Caches(env, cached)
     ids = select(corpus, options.run)
-    show = shower(cwd)
+    show = relative_to(cwd)
     forgetting, found = pending_forget(corpus, show)
     run = ValidationRun(corpus, today, show, env, caches.get(corpus.root), None, forgetting)
     validating = Validating(run, ids, [*found, *recovery.findings(corpus, show)])

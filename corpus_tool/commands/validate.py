@@ -17,12 +17,11 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import erasure, index, recovery, staging, validation
+from corpus_tool import index, recovery, staging, validation
 from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS, Corpus, find_root, load_config, locate
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import REPORTERS, Finding, sort_findings
-from corpus_tool.findings_cache import FindingsCache, cache_dir
-from corpus_tool.validation_run import ValidationRun
+from corpus_tool.validation_run import Caches, ValidationRun, pending_forget, relative_to
 
 
 @dataclass
@@ -77,35 +76,12 @@ def _chosen(
     root: Path | None, paths: list[Path], cwd: Path, staged: bool
 ) -> Iterator[tuple[list[Targets], validation.Show]]:
     """The targets of one run, and how findings show paths; --staged works in a scratch copy."""
-    show = shower(cwd)
+    show = relative_to(cwd)
     if not staged:
         yield (_targets_for_paths(paths, cwd) if paths else [_whole(root, cwd)]), show
         return
     with tempfile.TemporaryDirectory(prefix="corpus-staged-") as scratch:
         yield _staged(root, cwd, Path(scratch), show)
-
-
-class Caches:
-    """The findings caches of a run, one per cache file (corpora of one repository share one)."""
-
-    def __init__(self, environ: Mapping[str, str], enabled: bool = True) -> None:
-        self._environ = environ
-        self._enabled = enabled
-        self._open: dict[Path, FindingsCache] = {}
-
-    def get(self, root: Path) -> FindingsCache | None:
-        """The cache for the corpus at `root`; None when caching is off or has no place."""
-        where = cache_dir(root, self._environ) if self._enabled else None
-        if where is None:
-            return None
-        if where not in self._open:
-            self._open[where] = FindingsCache.load(where)
-        return self._open[where]
-
-    def save(self) -> None:
-        """Write back every cache that learned something."""
-        for cache in self._open.values():
-            cache.save()
 
 
 def everything(corpus: Corpus) -> Targets:
@@ -137,16 +113,6 @@ def _check(
     if target.whole or target.leftovers:
         found.extend(recovery.findings(corpus, show))
     return found
-
-
-def pending_forget(corpus: Corpus, show: validation.Show) -> tuple[frozenset[str], list[Finding]]:
-    """Cases an interrupted forget still has to remove (their advice is to finish it)."""
-    try:
-        plan = erasure.pending(corpus)
-    except InputError as err:
-        path = err.path or corpus.root
-        return frozenset(), [Finding(show(path), None, "$", recovery.FORGET_RULE, err.message)]
-    return frozenset(plan.cases if plan else ()), []
 
 
 def _open(root: Path) -> Corpus:
@@ -282,15 +248,3 @@ def _classify(target: Targets, rel: Path, given: Path) -> None:
             f"{given}: not a corpus file; give corpus.yaml, a file of a case, a waiver, or a "
             "directory"
         )
-
-
-def shower(cwd: Path) -> validation.Show:
-    """Paths in findings: relative to the current directory, as the user typed them."""
-
-    def show(path: Path) -> str:
-        try:
-            return os.path.relpath(path, cwd)
-        except ValueError:  # another drive on Windows
-            return str(path)
-
-    return show

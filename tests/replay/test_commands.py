@@ -252,8 +252,9 @@ class _Terminal(io.StringIO):
 
 
 def test_replay_progress_on_a_terminal_keeps_the_verdict_lines(example: Corpus) -> None:
-    from corpus_tool.commands.replay import ReplayOptions, replay
+    from corpus_tool.commands.replay import replay
     from corpus_tool.replay.suite import RunOptions
+    from corpus_tool.replay_run import ReplayOptions
 
     out = _Terminal()
     code = replay(example, ReplayOptions(RunOptions()), out, date.today())
