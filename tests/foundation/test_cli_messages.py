@@ -118,3 +118,15 @@ def test_no_entrypoint_names_a_help_that_explains_it(tmp_path: Path, cli: Cli) -
     assert done.code == 2 and "`corpus replay --help`" in done.err and "docs/" not in done.err
     helped = cli("replay", "--help")
     assert "agent.entrypoint" in helped.out and "run(case_input, rt)" in helped.out
+
+
+def test_cli_every_command_of_the_topic_modules_is_listed_once() -> None:
+    from corpus_tool import cli
+    from corpus_tool.cli import checking, gating, writing
+
+    tables = [writing.COMMANDS, checking.COMMANDS, gating.COMMANDS]
+    names = [name for table in tables for name in table]
+    assert len(names) == len(set(names)), "a command is defined in two modules"
+    assert sorted(cli.ORDER) == sorted(names), "a command is missing from `corpus --help`"
+    listed = parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert list(listed) == list(cli.ORDER)

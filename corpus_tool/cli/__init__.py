@@ -1,0 +1,107 @@
+"""The command line: parse arguments, call commands/<verb>.py, turn errors into exit codes.
+
+Each command's options and the call into its commands/<verb>.py live in `writing`, `checking`
+or `gating`; what they share in `options`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from corpus_tool.cli import checking, gating, writing
+from corpus_tool.cli.checking import AGENT_HELP
+from corpus_tool.cli.gating import GATE_HELP
+from corpus_tool.cli.options import EPILOG, Command, Parser
+from corpus_tool.errors import CorpusError
+from corpus_tool.version import __version__
+
+ORDER = (
+    "init",
+    "add",
+    "validate",
+    "mv",
+    "affected",
+    "replay",
+    "check",
+    "gate",
+    "waivers",
+    "status",
+    "migrate",
+    "explain",
+    "minimize",
+    "diff",
+    "keygen",
+    "forget",
+)
+"""The commands in the order `corpus --help` lists them."""
+COMMANDS: dict[str, Command] = {**writing.COMMANDS, **checking.COMMANDS, **gating.COMMANDS}
+
+
+DETAILS = {"replay": AGENT_HELP, "check": AGENT_HELP, "gate": GATE_HELP}
+"""More of a command's description, for what its messages send users to."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of `corpus`."""
+    top = Parser(
+        prog="corpus",
+        epilog=EPILOG,
+        description="Turn LLM-agent incident traces into a regression corpus kept in git.",
+    )
+    top.add_argument(
+        "-C",
+        dest="directory",
+        type=Path,
+        metavar="DIR",
+        help="the corpus directory, the one holding corpus.yaml (default: found by walking up "
+        "from the current directory, else the one corpus.yaml the git repository tracks); "
+        "unlike git -C, paths given to a command still resolve from the current directory "
+        "(init creates its PATH under DIR)",
+    )
+    top.add_argument("--version", action="version", version=f"corpus-tool {__version__}")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in ORDER:
+        summary, configure, handler = COMMANDS[name]
+        described = f"{summary}. {DETAILS[name]}" if name in DETAILS else summary
+        command = sub.add_parser(name, help=summary, description=described, epilog=EPILOG)
+        configure(command)
+        command.set_defaults(handler=handler)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `corpus` console script."""
+    top = parser()
+    args, extras = top.parse_known_args(argv)
+    if extras:  # named after the command they were given to, not after `corpus`
+        prog = f"corpus {args.command}"
+        top.exit(
+            2, f"{prog}: error: unrecognized arguments: {' '.join(extras)} (see `{prog} --help`)\n"
+        )
+    try:
+        code: int = args.handler(args)
+        sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at exit
+        return code
+    except CorpusError as err:
+        print(f"corpus {args.command}: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except BrokenPipeError:
+        # `corpus check | head`: the reader left; say nothing more, as other Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print(f"corpus {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # a bug: say so in one line, show the traceback only on request
+        if os.environ.get("CORPUS_DEBUG"):
+            raise
+        print(
+            f"corpus {args.command}: internal error: {type(err).__name__}: {err} "
+            "(a bug in corpus-tool; rerun with CORPUS_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return 2

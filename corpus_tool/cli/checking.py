@@ -1,0 +1,274 @@
+"""The commands that read and run the corpus: validate, affected, replay, check, explain,
+minimize, diff."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import date
+from pathlib import Path
+
+from corpus_tool.cli.options import (
+    Command,
+    args_run,
+    cache_option,
+    corpus_of,
+    output_option,
+    replay_budget,
+    replay_options,
+)
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.validate import validate
+
+    root = (Path.cwd() / args.directory).resolve() if args.directory is not None else None
+    today = date.today()
+    cached = not args.no_cache
+    return validate(
+        root,
+        args.paths,
+        Path.cwd(),
+        today,
+        args.output,
+        sys.stdout,
+        os.environ,
+        args.staged,
+        cached,
+    )
+
+
+def _args_validate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        help="files to check (as pre-commit passes them) or directories (every corpus file "
+        "under them); default: the whole corpus",
+    )
+    parser.add_argument(
+        "--staged",
+        action="store_true",
+        help="check what the git index holds for every corpus the staged change touches, "
+        "deleted files included (the pre-commit hook); -C DIR keeps one corpus",
+    )
+    cache_option(parser)
+    output_option(parser)
+
+
+def _cmd_affected(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.affected import AffectedOptions, affected
+    from corpus_tool.select.shard import ShardSpec
+
+    options = AffectedOptions(
+        base=args.base,
+        head=args.head,
+        staged=args.staged,
+        worktree=args.worktree,
+        explain=args.explain,
+        output=args.output,
+        tiers=tuple(t for given in args.tier for t in given.split(",") if t),
+        shard=ShardSpec.parse(args.shard) if args.shard else None,
+    )
+    return affected(args.directory, Path.cwd(), options, sys.stdout, sys.stderr)
+
+
+def _args_affected(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--base", required=True, metavar="REV", help="diff from merge-base(REV, head)"
+    )
+    side = parser.add_mutually_exclusive_group()
+    side.add_argument("--head", metavar="REV", help="the head revision (default: HEAD)")
+    side.add_argument("--staged", action="store_true", help="the head side is the index")
+    side.add_argument(
+        "--worktree",
+        action="store_true",
+        help="the head side is the working tree, uncommitted and untracked files included",
+    )
+    parser.add_argument(
+        "--explain", action="store_true", help="name the changed file and rule behind each case"
+    )
+    parser.add_argument(
+        "--format",
+        dest="output",
+        choices=("lines", "json", "pytest", "github-matrix", "text"),
+        default="lines",
+        help="lines: one id per line (default); json; pytest: plugin arguments; "
+        "github-matrix: a CI matrix; text: for people",
+    )
+    parser.add_argument(
+        "--tier",
+        action="append",
+        default=[],
+        metavar="TIER",
+        help="keep cases of this tier (fast, full, archive); repeat or comma-separate",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="only shard K of N, balanced by recorded event count (N alone: every shard, "
+        "for --format json or github-matrix)",
+    )
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.replay import replay
+
+    return replay(corpus_of(args), replay_options(args), sys.stdout, date.today())
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.check import check
+
+    options = replay_options(args)
+    today, cwd = date.today(), Path.cwd()
+    return check(corpus_of(args), options, today, cwd, sys.stdout, cached=not args.no_cache)
+
+
+def _args_check(parser: argparse.ArgumentParser) -> None:
+    args_run(parser)
+    cache_option(parser)
+
+
+def _args_replay(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("cases", nargs="*", metavar="CASE", help="case ids (default: all)")
+    args_run(parser)
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.explain import explain
+
+    return explain(args.topic, args.output, sys.stdout)
+
+
+def _args_explain(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "topic",
+        nargs="?",
+        metavar="CHECK",
+        help="a check name (tools.args) or an expect key (tools); default: list every check",
+    )
+    output_option(parser)
+
+
+def _cmd_minimize(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.minimize import MinimizeOptions, minimize
+    from corpus_tool.minimize.case import Asked
+
+    asked = Asked(args.until, args.mode, args.max_replays)
+    options = MinimizeOptions(args.case, asked, args.dry_run, args.output)
+    return minimize(corpus_of(args), options, sys.stdout)
+
+
+def _args_minimize(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("case", metavar="CASE", help="the case id")
+    parser.add_argument(
+        "--until",
+        metavar="TRIGGER",
+        help="what must still happen: a check name (tools.args), a divergence kind "
+        "(ToolArguments) or an error type (ZeroDivisionError); default: expected.yaml's "
+        "trigger, else the recorded error type, else the first failing check",
+    )
+    parser.add_argument(
+        "--max-replays",
+        type=replay_budget,
+        default=500,
+        metavar="N",
+        help="stop after N replays and keep the smallest trace found (default 500)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("strict", "lenient"),
+        help="replay candidates in this mode (default: the case's own)",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="report what would be removed, write nothing"
+    )
+    output_option(parser)
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.diff import DiffOptions, diff
+
+    ignore = tuple(name for given in args.ignore for name in given.split(",") if name)
+    options = DiffOptions(args.a, args.b, args.output, ignore, args.judge)
+    return diff(options, sys.stdout, lambda: corpus_of(args))
+
+
+def _args_diff(parser: argparse.ArgumentParser) -> None:
+    what = "a trace.yaml, a case directory, or a results document (replay --results FILE)"
+    parser.add_argument("a", type=Path, metavar="A", help=f"the base run: {what}")
+    parser.add_argument("b", type=Path, metavar="B", help="the run compared with A (same kinds)")
+    parser.add_argument(
+        "--format",
+        dest="output",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text for people (default), json for machines, markdown for a pull request",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="a field not to compare: a name anywhere (idempotency_key) or a dotted path "
+        "(arguments.note); repeat or comma-separate",
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="NAME",
+        help="also ask the judge registered under this name in corpus.yaml `judges`",
+    )
+
+
+AGENT_HELP = (
+    "The agent: corpus.yaml agent.entrypoint names a module:callable, imported in worker "
+    "processes with the root of the git repository that holds corpus.yaml first on sys.path "
+    "and called as run(case_input, rt) for each case; it reaches the model and the tools only "
+    "through the runtime (rt.model(messages, tools=...), rt.tool(name, arguments), rt.now(), "
+    "rt.random, rt.emit(...)) and returns {status, output}. "
+    "`from corpus_tool import Runtime, ToolError`."
+)
+
+
+COMMANDS: dict[str, Command] = {
+    "validate": (
+        "check schema, completeness, redaction (no unredacted personal data or secret; every "
+        "case under the corpus key) and waivers of files, directories, the staged change "
+        "(deletions included) or the whole corpus",
+        _args_validate,
+        _cmd_validate,
+    ),
+    "affected": (
+        "the cases a git diff can affect, and why",
+        _args_affected,
+        _cmd_affected,
+    ),
+    "replay": (
+        "replay cases against the agent and grade them",
+        _args_replay,
+        _cmd_replay,
+    ),
+    "check": (
+        "validate, replay and grade the whole corpus",
+        _args_check,
+        _cmd_check,
+    ),
+    "explain": (
+        "how to write a check of expected.yaml: its YAML example and when it passes",
+        _args_explain,
+        _cmd_explain,
+    ),
+    "minimize": (
+        "shrink a case to the fewest events that still reproduce its trigger",
+        _args_minimize,
+        _cmd_minimize,
+    ),
+    "diff": (
+        "compare two traces or runs step by step: what changed, and a verdict",
+        _args_diff,
+        _cmd_diff,
+    ),
+}
+"""This module's commands: (summary, options, handler) by name."""

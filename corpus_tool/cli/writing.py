@@ -1,0 +1,253 @@
+"""The commands that write the corpus: init, add, mv, keygen, forget, migrate."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from corpus_tool.cli.options import (
+    Command,
+    corpus_of,
+    output_option,
+)
+
+
+def _cmd_init(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.init import init
+
+    base = args.directory if args.directory is not None else Path.cwd()
+    target = base / args.path if args.path else base
+    hook = _pre_commit_command() if args.install_hook else ()
+    return init(target, sys.stdout, args.install_hook, hook)
+
+
+def _pre_commit_command() -> tuple[str, ...]:
+    """How to run pre-commit here: its script on PATH, else its module in this Python."""
+    import importlib.util
+    import shutil
+
+    script = shutil.which("pre-commit")
+    if script:
+        return (script,)
+    if importlib.util.find_spec("pre_commit") is not None:
+        return (sys.executable, "-m", "pre_commit")
+    return ()
+
+
+def _args_init(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "path", nargs="?", type=Path, help="directory to initialise (default: -C or .)"
+    )
+    parser.add_argument(
+        "--install-hook",
+        action="store_true",
+        help="also run `pre-commit install` at the git repository root, so every commit runs "
+        "`corpus validate` (needs pre-commit: pip install pre-commit)",
+    )
+
+
+def _cmd_add(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.add import AddOptions
+    from corpus_tool.commands.add_batch import add_many
+
+    options = AddOptions(
+        incident=args.incident[0],
+        case_id=args.id,
+        start=args.start,
+        end=args.end,
+        tier=args.tier,
+        force=args.force,
+        allow_incomplete=args.allow_incomplete,
+        source_format=args.source_format,
+        output=args.output,
+        select=args.select,
+        all_runs=args.all_runs,
+        keep_going=args.keep_going,
+        tools_log=args.tools_log,
+        minimize=args.minimize,
+    )
+    return add_many(corpus_of(args), args.incident, options, sys.stdout, os.environ, sys.stderr)
+
+
+def _args_add(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "incident",
+        type=Path,
+        nargs="+",
+        help="incident files, or directories (every file below them); all are checked "
+        "before any case is written",
+    )
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="with many incidents: add every good one and report the refused ones "
+        "(default: one refused file means nothing is written)",
+    )
+    parser.add_argument(
+        "--format",
+        dest="source_format",
+        default="auto",
+        metavar="FORMAT",
+        help="incident format: auto (default: recognise it) or an importer name",
+    )
+    parser.add_argument("--id", help="case id (default: derived from the trace id)")
+    parser.add_argument(
+        "--tools-log",
+        type=Path,
+        metavar="LOG",
+        help="an MCP JSON-RPC log of the same run: its tools/call results answer the model's "
+        "tool calls in INCIDENT (matched by tool name and arguments)",
+    )
+    runs = parser.add_mutually_exclusive_group()
+    runs.add_argument(
+        "--select",
+        metavar="TASK_ID",
+        help="the file holds many runs (benchmark results): add the one with this task id or label",
+    )
+    runs.add_argument(
+        "--all",
+        dest="all_runs",
+        action="store_true",
+        help="add every run of the file as its own case (ids: --id as prefix + each run's label)",
+    )
+    parser.add_argument("--start", type=int, metavar="SEQ", help="keep events from this seq on")
+    parser.add_argument("--end", type=int, metavar="SEQ", help="keep events up to this seq")
+    parser.add_argument(
+        "--tier",
+        choices=("fast", "full", "archive"),
+        default="fast",
+        help="when the case runs: fast (every commit, default), full (nightly), archive",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="re-add an existing case: rewrites trace.yaml, keeps a reviewed expected.yaml",
+    )
+    parser.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="keep an incomplete incident as a known_unknown case",
+    )
+    parser.add_argument(
+        "--minimize",
+        action="store_true",
+        help="before writing, shrink the trace to the events that reproduce the drafted "
+        "trigger when the agent replays it (as `corpus minimize` does)",
+    )
+    parser.add_argument(
+        "--json",
+        dest="output",
+        action="store_const",
+        const="json",
+        default="text",
+        help="print what was added as JSON (--format names the incident format)",
+    )
+
+
+def _cmd_mv(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.mv import mv
+
+    return mv(corpus_of(args), args.old, args.new, args.output, sys.stdout)
+
+
+def _args_mv(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", metavar="OLD", help="the case id to rename")
+    parser.add_argument("new", metavar="NEW", help="its new id (a-z 0-9 . _ -, not taken)")
+    output_option(parser)
+
+
+def _cmd_keygen(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.keygen import keygen, show_id
+    from corpus_tool.corpus import find_root
+
+    if args.show_id:
+        return show_id(corpus_of(args), os.environ, sys.stdout, sys.stderr)
+    start = (Path.cwd() / args.directory) if args.directory is not None else Path.cwd()
+    output = Path.cwd() / args.key_output.expanduser() if args.key_output is not None else None
+    return keygen(output, find_root(start), sys.stdout, sys.stderr)
+
+
+def _args_keygen(parser: argparse.ArgumentParser) -> None:
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument(
+        "--show-id",
+        action="store_true",
+        help="make no key: print the id of the key set now (environment or key file) and say "
+        "whether it is the corpus's (exit 1 if not)",
+    )
+    what.add_argument(
+        "--output",
+        dest="key_output",
+        type=Path,
+        metavar="FILE",
+        help="write the key to FILE (outside the repository, mode 600) instead of printing it",
+    )
+
+
+def _cmd_forget(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.forget import ForgetOptions, forget
+
+    value = sys.stdin.read().strip() if args.value == "-" else args.value
+    options = ForgetOptions(value=value, dry_run=args.dry_run, output=args.output)
+    return forget(corpus_of(args), options, sys.stdout, os.environ, sys.stderr)
+
+
+def _args_forget(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "value", help="the value as it was written (email, phone, ...); - reads it from stdin"
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="list the cases and waivers, remove nothing"
+    )
+    output_option(parser)
+
+
+def _cmd_migrate(args: argparse.Namespace) -> int:
+    from corpus_tool import migrations
+    from corpus_tool.commands.migrate import migrate
+    from corpus_tool.corpus import Corpus, locate
+
+    # corpus.yaml itself may be the file to upgrade: find the corpus without reading it
+    corpus = Corpus(locate(args.directory, Path.cwd()))
+    steps = migrations.REGISTERED
+    return migrate(corpus, steps, args.dry_run, args.output, Path.cwd(), sys.stdout)
+
+
+def _args_migrate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print the diff of each file, write nothing"
+    )
+    output_option(parser)
+
+
+COMMANDS: dict[str, Command] = {
+    "init": (
+        "create corpus.yaml, cases/, waivers/ and a pre-commit hook",
+        _args_init,
+        _cmd_init,
+    ),
+    "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
+    "mv": (
+        "rename a case: its directory, the id in both files, and waivers naming it",
+        _args_mv,
+        _cmd_mv,
+    ),
+    "migrate": (
+        "upgrade corpus files to the current schema versions (comments and key order kept)",
+        _args_migrate,
+        _cmd_migrate,
+    ),
+    "keygen": (
+        "make a redaction key: print it, or write a key file outside the repository",
+        _args_keygen,
+        _cmd_keygen,
+    ),
+    "forget": (
+        "remove every case that holds the pseudonym of a value (right to erasure)",
+        _args_forget,
+        _cmd_forget,
+    ),
+}
+"""This module's commands: (summary, options, handler) by name."""
