@@ -48,3 +48,10 @@ class IncompleteError(InputError):
 
 class BusyError(CorpusError):
     """Another process holds the lock of what this command would write; rerun after it."""
+
+
+class AgentFailed(CorpusError):
+    """The agent could not replay what it was given at all (it crashed, hung, exited, broke the
+    entrypoint contract): what `check` reports as an ERROR verdict, so exit 1, not 2."""
+
+    exit_code = 1

@@ -17,6 +17,7 @@ from corpus_tool.cli.options import (
     output_option,
     replay_budget,
     replay_options,
+    seconds,
 )
 
 
@@ -157,7 +158,7 @@ def _cmd_minimize(args: argparse.Namespace) -> int:
     from corpus_tool.minimize.case import Asked
 
     asked = Asked(args.until, args.mode, args.max_replays)
-    options = MinimizeOptions(args.case, asked, args.dry_run, args.output)
+    options = MinimizeOptions(args.case, asked, args.dry_run, args.output, args.timeout)
     return minimize(corpus_of(args), options, sys.stdout)
 
 
@@ -181,6 +182,13 @@ def _args_minimize(parser: argparse.ArgumentParser) -> None:
         "--mode",
         choices=("strict", "lenient"),
         help="replay candidates in this mode (default: the case's own)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        metavar="SECONDS",
+        help="wall-clock limit of one replay of a candidate; past it the candidate does not "
+        "reproduce and its worker is replaced (default: corpus.yaml replay.timeout_s, else 60)",
     )
     parser.add_argument(
         "--dry-run", action="store_true", help="report what would be removed, write nothing"

@@ -11,6 +11,7 @@ from corpus_tool.cli.options import (
     Command,
     corpus_of,
     output_option,
+    seconds,
 )
 
 
@@ -67,6 +68,7 @@ def _cmd_add(args: argparse.Namespace) -> int:
         keep_going=args.keep_going,
         tools_log=args.tools_log,
         minimize=args.minimize,
+        timeout_s=args.timeout,
     )
     return add_many(corpus_of(args), args.incident, options, sys.stdout, os.environ, sys.stderr)
 
@@ -135,6 +137,13 @@ def _args_add(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="before writing, shrink the trace to the events that reproduce the drafted "
         "trigger when the agent replays it (as `corpus minimize` does)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        metavar="SECONDS",
+        help="with --minimize: wall-clock limit of one replay of a candidate (default: "
+        "corpus.yaml replay.timeout_s, else 60)",
     )
     parser.add_argument(
         "--json",

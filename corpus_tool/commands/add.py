@@ -19,12 +19,12 @@ from corpus_tool.faults import NO_STEPS, Steps
 from corpus_tool.grade import grade_checks
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.minimize.case import Asked, shrink_case
+from corpus_tool.minimize.pooled import workers
 from corpus_tool.minimize.report import summary as shrink_summary
 from corpus_tool.minimize.stale import stale
 from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace
 from corpus_tool.redact.rotation import check_key
-from corpus_tool.replay.loader import entrypoint
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,8 @@ class AddOptions:
     keep_going: bool = False
     tools_log: Path | None = None
     minimize: bool = False
+    timeout_s: float | None = None
+    """--timeout: the limit of one replay while minimizing (None: replay.timeout_s, else 60 s)."""
 
 
 def add(
@@ -91,25 +93,25 @@ def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> 
     _refuse_twins(planned, options)
     _refuse_incomplete(planned, options)
     if options.minimize:
-        planned = _minimized(corpus, planned, options.incident)
+        planned = _minimized(corpus, planned, options)
     return planned
 
 
-def _minimized(corpus: Corpus, planned: list[Planned], incident: Path) -> list[Planned]:
+def _minimized(corpus: Corpus, planned: list[Planned], options: AddOptions) -> list[Planned]:
     """Each planned case shrunk to the events that reproduce its drafted trigger.
 
     The draft is the incident's, not a reviewer's: it is drafted again from the shrunk trace.
     While shrinking, its `tools.required` (every tool the whole incident called) is left out,
     or no candidate without an unrelated call could reproduce the failure "and fail nothing
-    more".
+    more". The agent runs in one replay worker for the file's cases, as in `corpus minimize`.
     """
-    out = []
-    with entrypoint(corpus) as agent:
+    out, incident = [], options.incident
+    with workers(corpus, options.timeout_s) as pool:
         for case in planned:
             trace = Trace.from_doc(case.doc)
             expected = Expected.from_doc(files.parse_yaml(case.expected, incident))
-            oracle = _without_required(expected)
-            result, mode = shrink_case(corpus, trace, oracle, agent, Asked(), grader=grade_checks)
+            graded_by = _without_required(expected)
+            result, mode = shrink_case(corpus, trace, graded_by, pool, Asked(), grader=grade_checks)
             doc = result.trace.to_doc()
             text = draft(case.case_id, doc, expected.tier, case.incomplete)
             redrafted = Expected.from_doc(files.parse_yaml(text, incident))

@@ -14,11 +14,11 @@ from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
 from corpus_tool.grade import grade_checks
 from corpus_tool.minimize.case import Asked, shrink_case
+from corpus_tool.minimize.pooled import workers
 from corpus_tool.minimize.report import summary, text_lines
 from corpus_tool.minimize.stale import stale
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay.cases import load_case
-from corpus_tool.replay.loader import entrypoint
 from corpus_tool.replay.suite import RunOptions, select
 
 
@@ -30,20 +30,26 @@ class MinimizeOptions:
     asked: Asked = field(default_factory=Asked)
     dry_run: bool = False
     output: str = "text"
+    timeout_s: float | None = None
+    """--timeout: the limit of one replay (None: replay.timeout_s, else 60 s)."""
 
 
 def minimize(corpus: Corpus, options: MinimizeOptions, out: TextIO) -> int:
-    """Minimize one case and write its trace.yaml atomically (unless --dry-run); 0 when done."""
+    """Minimize one case and write its trace.yaml atomically (unless --dry-run); 0 when done.
+
+    The agent runs only in a replay worker, as in `check`: an agent that cannot be imported is
+    an InputError (exit 2), one that cannot replay the whole case AgentFailed (exit 1).
+    """
     (case_id,) = select(corpus, RunOptions((options.case,)))
     path = corpus.case_dir(case_id) / "trace.yaml"
     fingerprint = _sha(path, corpus)
     loaded = load_case(corpus, case_id)
-    with entrypoint(corpus) as agent, _progress(out, options) as tick:
+    with workers(corpus, options.timeout_s) as pool, _progress(out, options) as tick:
         result, mode = shrink_case(
             corpus,
             loaded.trace,
             loaded.expected,
-            agent,
+            pool,
             options.asked,
             grader=grade_checks,
             progress=tick,

@@ -1,25 +1,21 @@
 """The oracle of minimization: replay a candidate trace, say what its run showed, and whether
 that still reproduces the trigger.
 
-`Oracle` is the seam: a function from a trace to an `Outcome`. `replay_oracle` builds it on
-the replay engine in this process; a pool of worker processes can stand in its place.
+`Oracle` is the seam: a function from a trace to an `Outcome`. `pooled.pooled_oracle` builds
+it on replay workers (the agent never runs in this process); tests hand `shrink` their own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from corpus_tool.errors import UsageError
 from corpus_tool.model.checks import DIVERGENCE_CHECK, WAIVABLE
 from corpus_tool.model.events import error_types
 from corpus_tool.model.expected import Expected
-from corpus_tool.model.trace import Trace, Trajectory
-from corpus_tool.replay.cases import GradeRun
+from corpus_tool.model.trace import Trace
 from corpus_tool.replay.divergence import KINDS
-from corpus_tool.replay.engine import AgentContractError, CaseSpec, replay
-from corpus_tool.replay.loader import Agent
 
 
 @dataclass(frozen=True)
@@ -31,12 +27,13 @@ class Outcome:
     divergence: str | None = None
     terminal: str = "unknown"
     broken: str | None = None
-    """The agent broke the entrypoint contract: nothing else above is known."""
+    """Why there is no usable run (the worker timed out or died, the agent broke the entrypoint
+    contract): nothing else above is known, and nothing is reproduced."""
 
     def summary(self) -> str:
         """One line for messages: how the run ended and what it failed."""
         if self.broken is not None:
-            return f"the agent broke the contract: {self.broken}"
+            return f"no usable replay: {self.broken}"
         failed = ", ".join(self.failed_checks) or "no check"
         errors = ", ".join(sorted(self.error_types)) or "none"
         diverged = f", diverged ({self.divergence})" if self.divergence else ""
@@ -116,42 +113,3 @@ def default_trigger(trace: Trace, expected: Expected, whole: Outcome) -> Trigger
     graded = [c for c in whole.failed_checks if c != DIVERGENCE_CHECK]
     failing = graded or list(whole.failed_checks)
     return Trigger("check", failing[0]) if failing else None
-
-
-def replay_oracle(
-    agent: Agent,
-    expected: Expected,
-    mode: str,
-    ignored: Sequence[str],
-    grade: Callable[[Trajectory], Sequence[str]],
-) -> Oracle:
-    """Replay candidates of one case in this process; `grade` names the failing checks."""
-
-    def oracle(trace: Trace) -> Outcome:
-        try:
-            run = replay(agent, CaseSpec(trace, expected, mode, ignored))
-        except AgentContractError as err:
-            return Outcome(broken=str(err))
-        failed = list(grade(Trajectory(run.events, run.terminal)))
-        if run.divergence is not None:
-            failed.insert(0, DIVERGENCE_CHECK)
-        return Outcome(
-            tuple(failed),
-            frozenset(error_types(run.events)),
-            run.divergence.kind if run.divergence else None,
-            run.terminal.status,
-        )
-
-    return oracle
-
-
-def failing_checks(
-    grader: GradeRun, expected: Expected, config: Mapping[str, Any]
-) -> Callable[[Trajectory], list[str]]:
-    """The names of the checks a trajectory fails, by the graders replay uses (`config`: the
-    corpus config, where the scorers a case may name are registered)."""
-
-    def grade(trajectory: Trajectory) -> list[str]:
-        return [c.name for c in grader(expected.expect, trajectory, config) if not c.passed]
-
-    return grade

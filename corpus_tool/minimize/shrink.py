@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from corpus_tool import completeness
-from corpus_tool.errors import UsageError
+from corpus_tool.errors import AgentFailed, UsageError
 from corpus_tool.minimize.ddmin import Exhausted, ddmin
 from corpus_tool.minimize.oracle import Oracle, Outcome, Trigger, reproduces
 from corpus_tool.minimize.units import Unit, units
@@ -103,17 +103,27 @@ def shrink(
 
 
 def _check_reproduces(trace: Trace, trigger: Trigger | None, whole: Outcome) -> None:
+    if whole.broken is not None:  # before the trigger: a run that never ended fails no check
+        raise AgentFailed(
+            f"case {trace.id}: the agent cannot replay the whole case "
+            f"({_one_line(whole.broken)}); nothing to minimize, nothing written: fix the agent, "
+            "or give it more time (--timeout)"
+        )
     if trigger is None:
         raise UsageError(
             f"case {trace.id}: its replay fails no check and expected.yaml names no trigger "
             f"({whole.summary()}); name what to keep with --until"
         )
-    if whole.broken is not None or not trigger.holds(whole):
+    if not trigger.holds(whole):
         raise UsageError(
             f"case {trace.id}: the trigger ({trigger.describe()}) does not reproduce when the "
             f"whole case is replayed ({whole.summary()}); nothing to minimize: name what to "
             "keep with --until, or try --mode"
         )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def keep(trace: Trace, groups: list[Unit], kept: tuple[int, ...]) -> Trace:

@@ -139,12 +139,20 @@ def skip_reason(expected: Expected) -> str | None:
 
 def case_request(corpus: Corpus, loaded: LoadedCase, mode: str | None) -> CaseRequest:
     """What a worker needs to replay the case: its files, the mode, the ignored fields."""
-    chosen = mode_of(corpus, loaded.expected, mode)
+    return trace_request(corpus, loaded.trace_doc, loaded.expected, mode)
+
+
+def trace_request(
+    corpus: Corpus, trace_doc: Any, expected: Expected, mode: str | None
+) -> CaseRequest:
+    """What a worker needs to replay a trace document under a case's expectations: the mode
+    (--mode, else the case's, else the corpus's), the ignored fields, which request fields
+    compare (the case's `request_fields`, else the corpus's). `corpus minimize` sends each
+    candidate trace this way, so a candidate is replayed exactly as `check` replays a case."""
+    chosen = mode_of(corpus, expected, mode)
     ignored = ignored_fields(corpus.setting("replay", "ignore_request_fields"))
-    fields = loaded.expected.request_fields or corpus.setting(
-        "replay", "request_fields", default=SHARED
-    )
-    return CaseRequest(loaded.trace_doc, loaded.expected, chosen, ignored, str(fields))
+    fields = expected.request_fields or corpus.setting("replay", "request_fields", default=SHARED)
+    return CaseRequest(trace_doc, expected, chosen, ignored, str(fields))
 
 
 @dataclass(frozen=True)

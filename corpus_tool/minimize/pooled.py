@@ -1,0 +1,70 @@
+"""The oracle on replay workers: each candidate trace is replayed in a worker process, sent as
+`check` sends a case, and judged here by the code that gives `check` its verdicts.
+
+The agent never runs in this process: a candidate whose worker hangs past the time limit, exits
+or dies has no usable replay (`Outcome.broken`), which never reproduces anything, and the pool
+puts a fresh worker in its place for the next candidate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from corpus_tool.corpus import Corpus
+from corpus_tool.errors import InputError
+from corpus_tool.minimize.oracle import Oracle, Outcome
+from corpus_tool.model.events import error_types
+from corpus_tool.model.trace import Trace
+from corpus_tool.replay import wire
+from corpus_tool.replay.cases import CaseResult, GradeRun, LoadedCase, Ran, judge_case
+from corpus_tool.replay.launch import launch_for
+from corpus_tool.replay.pool import Job, Pool, StartError
+from corpus_tool.replay.suite import ran_of
+
+
+@contextmanager
+def workers(corpus: Corpus, timeout_s: float | None = None) -> Iterator[Pool]:
+    """One replay worker for a whole minimization (the agent imported once, not per
+    candidate); `timeout_s` (--timeout) overrides replay.timeout_s, as in `check`."""
+    with Pool(launch_for(corpus, timeout_s)) as pool:
+        yield pool
+
+
+def pooled_oracle(
+    corpus: Corpus, pool: Pool, request: wire.CaseRequest, *, grader: GradeRun
+) -> Oracle:
+    """Replay each candidate as `request` asks (mode, ignored and compared request fields),
+    with the candidate's document in place of the trace; grade it as `check` would."""
+
+    def oracle(trace: Trace) -> Outcome:
+        doc = trace.to_doc()
+        asked = dataclasses.replace(request, trace=doc)
+        loaded = LoadedCase(trace.id, request.expected, doc)
+        return outcome_of(judge_case(corpus, loaded, asked, _replayed(pool, asked), grader=grader))
+
+    return oracle
+
+
+def outcome_of(result: CaseResult) -> Outcome:
+    """What minimization needs of a verdict: failing checks (those `check` counts), error types,
+    the divergence kind, the terminal status; or why there is no usable run."""
+    trajectory = result.trajectory
+    if result.verdict == "error" or trajectory is None:
+        return Outcome(broken=result.error or "the case was not replayed")
+    return Outcome(
+        tuple(result.failed_checks),
+        frozenset(error_types(trajectory.events)),
+        result.divergence.kind if result.divergence else None,
+        trajectory.terminal.status,
+    )
+
+
+def _replayed(pool: Pool, request: wire.CaseRequest) -> Ran:
+    """One run of one candidate; an agent no worker can import is an input error (exit 2)."""
+    try:
+        ((_, outcome),) = list(pool.run([Job(wire.encode_case(request))]))
+    except StartError as err:
+        raise InputError(str(err)) from None
+    return ran_of(outcome)
