@@ -16,75 +16,14 @@ import yaml
 from corpus_tool import ModelResponse, ToolCall, files
 from corpus_tool.model.trace import Trace
 from tests.conftest import Cli
+from tests.minimize.padded import REVIEWED, corpus_at, padded_case
 from tests.recording import load_module, record_incident, seqs_of
-
-# -- the example agent, padded --------------------------------------------------------------
-PADDING = [
-    ModelResponse(None, (ToolCall("p1", "check_refund", {"refund_id": "R0100"}),)),
-    ModelResponse(None, (ToolCall("p2", "get_order", {"order_id": "O-0999"}),)),
-]
-FAILING = [
-    ModelResponse(None, (ToolCall("c1", "get_order", {"order_id": "O-1004"}),)),
-    # the incident: the model refunds the display price (199) instead of cents (19900)
-    ModelResponse(None, (ToolCall("c2", "create_refund", {"order_id": "O-1004", "amount": 199}),)),
-    ModelResponse("Your refund R904 of 1.99 CNY has been submitted."),
-]
-
-
-def _order(order_id: str) -> dict[str, Any]:
-    return {"order_id": order_id, "status": "delivered", "amount_cents": 19900, "currency": "CNY"}
-
-
-REFUND_TOOLS = {
-    "check_refund": lambda a: {"refund_id": a["refund_id"], "state": "settled"},
-    "get_order": lambda a: _order(a["order_id"]),
-    "create_refund": lambda a: {"refund_id": "R904", "state": "pending"},
-}
-REVIEWED = """\
-schema_version: 1
-id: refund-padded
-title: a refund is created in cents (19900), never in the display unit (199)
-status: active
-tier: fast
-owner: payments-team
-replay: {mode: lenient}
-trigger: {terminal_status: submitted, note: the model refunded 1.99 CNY}
-expect:
-  tools:
-    required: [get_order, create_refund]
-    args: [{tool: create_refund, match: {order_id: O-1004, amount: 19900}}]
-  terminal: {status: submitted}
-"""
-
-
-def _corpus(root: Path, entrypoint: str) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "cases").mkdir()
-    (root / "waivers").mkdir()
-    (root / "corpus.yaml").write_text(
-        f"schema_version: 1\nname: t\nagent:\n  entrypoint: {entrypoint}\n", encoding="utf-8"
-    )
-    return root
 
 
 @pytest.fixture
 def padded(tmp_path: Path, cli: Cli) -> tuple[Path, dict[str, Any]]:
     """A case from the example agent's padded incident, with a reviewed expected.yaml."""
-    from examples.refund_agent import agent
-
-    incident = record_incident(
-        agent.run,
-        [*PADDING, *FAILING],
-        REFUND_TOOLS,
-        tmp_path / "padded.json",
-        trace_id="t-padded-1",
-        message="Please refund order O-1004.",
-    )
-    corpus = _corpus(tmp_path / "corpus", "examples.refund_agent.agent:run")
-    code, _, err = cli("-C", corpus, "add", tmp_path / "padded.json", "--id", "refund-padded")
-    assert code == 0, err
-    (corpus / "cases/refund-padded/expected.yaml").write_text(REVIEWED, encoding="utf-8")
-    return corpus, incident
+    return padded_case(tmp_path, cli)
 
 
 def _trace(corpus: Path, case: str) -> dict[str, Any]:
@@ -257,7 +196,7 @@ def _ask(name: str) -> ModelResponse:
 
 
 def test_add_minimize_keeps_two_distant_events_the_failure_needs(tmp_path: Path, cli: Cli) -> None:
-    corpus = _corpus(tmp_path / "corpus", "ledger:run")
+    corpus = corpus_at(tmp_path / "corpus", "ledger:run")
     (corpus / "ledger.py").write_text(LEDGER, encoding="utf-8")
     ledger = load_module(corpus / "ledger.py", "ledger_for_recording")
     turns = [_ask("get_limit"), *map(_ask, UNRELATED), _ask("get_usage"), ModelResponse("done")]
@@ -294,7 +233,7 @@ def test_add_minimize_keeps_two_distant_events_the_failure_needs(tmp_path: Path,
 
 
 def test_add_minimize_refuses_when_nothing_reproduces(tmp_path: Path, cli: Cli) -> None:
-    corpus = _corpus(tmp_path / "corpus", "ledger:run")
+    corpus = corpus_at(tmp_path / "corpus", "ledger:run")
     fixed = LEDGER.replace('seen["get_limit"]["limit"]', 'max(seen["get_limit"]["limit"], 1)')
     (corpus / "ledger.py").write_text(fixed, encoding="utf-8")
     ledger = load_module(corpus / "ledger.py", "ledger_fixed")
