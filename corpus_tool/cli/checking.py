@@ -205,7 +205,10 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _args_diff(parser: argparse.ArgumentParser) -> None:
-    what = "a trace.yaml, a case directory, or a results document (replay --results FILE)"
+    what = (
+        "a trace.yaml, a case directory or a case id of the corpus, or a results document "
+        "(replay --results FILE)"
+    )
     parser.add_argument("a", type=Path, metavar="A", help=f"the base run: {what}")
     parser.add_argument("b", type=Path, metavar="B", help="the run compared with A (same kinds)")
     parser.add_argument(

@@ -13,8 +13,7 @@ from corpus_tool.cli.options import (
     Command,
     corpus_of,
     output_option,
-    seconds,
-    worker_count,
+    replay_engine_options,
 )
 from corpus_tool.errors import UsageError
 
@@ -73,24 +72,7 @@ def _args_gate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--all", action="store_true", help="replay every case, not only the affected ones"
     )
-    parser.add_argument(
-        "--mode", choices=("strict", "lenient"), help="matching mode for every case (overrides)"
-    )
-    parser.add_argument("--tier", choices=("fast", "full", "archive"), help="only this tier")
-    parser.add_argument(
-        "-n",
-        "--workers",
-        type=worker_count,
-        default=1,
-        metavar="N",
-        help="replay in N worker processes (default 1; auto: one per CPU core)",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=seconds,
-        metavar="SECONDS",
-        help="wall-clock limit of one replay of a case (default: replay.timeout_s, else 60)",
-    )
+    replay_engine_options(parser)
     parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
     parser.add_argument(
         "--markdown",

@@ -71,10 +71,7 @@ def replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 def args_run(parser: argparse.ArgumentParser) -> None:
     """The options of a replay run, shared by `replay` and `check`."""
-    parser.add_argument(
-        "--mode", choices=("strict", "lenient"), help="matching mode for every case (overrides)"
-    )
-    parser.add_argument("--tier", choices=("fast", "full", "archive"), help="only this tier")
+    replay_engine_options(parser)
     parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
     parser.add_argument(
         "--results", type=Path, metavar="FILE", help="also write the results JSON (gate input)"
@@ -92,6 +89,23 @@ def args_run(parser: argparse.ArgumentParser) -> None:
         help="replay each case N times (determinism)",
     )
     parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also show each case's notes (request fields only one side carries) and the "
+        "messages of checks not reached",
+    )
+    output_option(parser)
+
+
+def replay_engine_options(parser: argparse.ArgumentParser) -> None:
+    """How cases are replayed and which: --mode, --tier, -n/--workers, --timeout (replay,
+    check, gate)."""
+    parser.add_argument(
+        "--mode", choices=("strict", "lenient"), help="matching mode for every case (overrides)"
+    )
+    parser.add_argument("--tier", choices=("fast", "full", "archive"), help="only this tier")
+    parser.add_argument(
         "-n",
         "--workers",
         type=worker_count,
@@ -107,14 +121,6 @@ def args_run(parser: argparse.ArgumentParser) -> None:
         help="wall-clock limit of one replay of a case; past it the case is an error and its "
         "worker is replaced (default: corpus.yaml replay.timeout_s, else 60)",
     )
-    parser.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="also show each case's notes (request fields only one side carries) and the "
-        "messages of checks not reached",
-    )
-    output_option(parser)
 
 
 def repeat_count(text: str) -> int:

@@ -17,7 +17,7 @@ from corpus_tool.compare.sides import Run, Side, Suite, load_side
 from corpus_tool.compare.text import pair_lines, pair_markdown, suite_lines, suite_markdown
 from corpus_tool.compare.verdict import with_judge
 from corpus_tool.corpus import Corpus
-from corpus_tool.errors import InputError
+from corpus_tool.errors import CorpusError, InputError
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class DiffOptions:
 
 def diff(options: DiffOptions, out: TextIO, open_corpus: Callable[[], Corpus]) -> int:
     """Compare A with B; 1 on a regression, 0 otherwise (a warning never blocks)."""
-    a, b = load_side(options.a), load_side(options.b)
+    a, b = (load_side(_where(given, open_corpus)) for given in (options.a, options.b))
     with _asker(options, open_corpus) as ask:
         if isinstance(a, Suite) and isinstance(b, Suite):
             return _suites(a, b, options, ask, out)
@@ -49,6 +49,19 @@ def diff(options: DiffOptions, out: TextIO, open_corpus: Callable[[], Corpus]) -
         lines = [f"A: {options.a}", f"B: {options.b}", *pair_lines(found, verdict)]
         out.write("".join(f"{line}\n" for line in lines))
     return 1 if verdict.blocks else 0
+
+
+def _where(given: Path, open_corpus: Callable[[], Corpus]) -> Path:
+    """A path as given; a bare name that is no file names that case of the corpus."""
+    if given.exists() or len(given.parts) != 1:
+        return given
+    try:
+        cases = open_corpus().cases_dir
+    except CorpusError:  # no corpus here: the name stays a path, reported as missing
+        return given
+    if not (cases / given.name / "trace.yaml").is_file():
+        raise InputError(f"no such file, nor a case of that id in {cases}", given)
+    return cases / given.name
 
 
 def _suites(a: Suite, b: Suite, options: DiffOptions, ask: Ask | None, out: TextIO) -> int:

@@ -131,6 +131,17 @@ def test_diff_recording_and_replay_with_changed_amount_is_a_regression(
     assert code == 1 and out.splitlines()[2].startswith("regression: ")
     assert f"$.arguments.amount: A {amount}, B {amount // 100}" in out
 
+    by_id = cli("-C", corpus, "diff", "refund-success", head, "--format", "json")
+    assert by_id.code == 1 and json.loads(by_id.out) == report  # the case named by its id
+
+
+def test_diff_a_name_that_is_neither_a_file_nor_a_case_is_refused(cli: Cli, corpus: Path) -> None:
+    code, out, err = cli("-C", corpus, "diff", "refund-sucess", "refund-success")
+    assert code == 2 and out == ""
+    assert err.strip().endswith(
+        f"refund-sucess: no such file, nor a case of that id in {corpus / 'cases'}"
+    )
+
 
 def test_diff_runs_differing_only_in_wording_is_benign(
     cli: Cli, corpus: Path, tmp_path: Path

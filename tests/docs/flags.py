@@ -1,5 +1,5 @@
 """Which flags a piece of text names for which `corpus` command, and which flags the real
-argparse parsers of corpus_tool/cli.py define.
+argparse parsers of corpus_tool/cli/ define.
 
 A command is a path of names: `("check",)`, `("waivers", "new")`; `()` is `corpus` itself (its
 `-C DIR`, `--version`).

@@ -1,7 +1,7 @@
 """The flags the docs name are the flags the commands have, and every flag is documented.
 
 Both sides come from outside the docs: the flags are read from the argparse parsers the `corpus`
-command itself builds (corpus_tool/cli.py), and the docs are README.md and docs/*.md as a reader
+command itself builds (corpus_tool/cli/), and the docs are README.md and docs/*.md as a reader
 sees them — every `corpus ...` line (commands, synopses such as the README's command table,
 illustrative ones) and every command named in prose without `corpus` (`add --force`).
 """

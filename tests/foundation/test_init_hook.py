@@ -83,7 +83,7 @@ def test_install_hook_outside_git_says_git_init(tmp_path: Path) -> None:
 def test_install_hook_through_the_cli_without_pre_commit_exits_2(
     git_repo: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("corpus_tool.cli._pre_commit_command", lambda: ())
+    monkeypatch.setattr("corpus_tool.cli.writing._pre_commit_command", lambda: ())
     done = cli("init", "evals", "--install-hook", cwd=git_repo)
     assert done.code == 2 and done.err.count("\n") == 1 and "pip install pre-commit" in done.err
     assert not (git_repo / "evals").exists()
