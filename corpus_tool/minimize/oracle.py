@@ -1,7 +1,7 @@
 """The oracle of minimization: replay a candidate trace, say what its run showed, and whether
 that still reproduces the trigger.
 
-`Oracle` is the seam: a function from a trace to an `Outcome`. `pooled.pooled_oracle` builds
+`Oracle` is the seam: a function from a trace to an `Symptoms`. `pooled.pooled_oracle` builds
 it on replay workers (the agent never runs in this process); tests hand `shrink` their own.
 """
 
@@ -19,7 +19,7 @@ from corpus_tool.replay.divergence import KINDS
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Symptoms:
     """What one replay showed: failing checks, error types, the divergence, the ending."""
 
     failed_checks: tuple[str, ...] = ()
@@ -40,7 +40,7 @@ class Outcome:
         return f"ended {self.terminal}{diverged}, failed {failed}, errors {errors}"
 
 
-Oracle = Callable[[Trace], Outcome]
+Oracle = Callable[[Trace], Symptoms]
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Trigger:
     kind: str  # check | error_type | divergence | terminal_status
     value: str
 
-    def holds(self, outcome: Outcome) -> bool:
+    def holds(self, outcome: Symptoms) -> bool:
         """Whether the run shows it."""
         if self.kind == "check":
             return self.value in outcome.failed_checks
@@ -71,7 +71,7 @@ class Trigger:
         }[self.kind]
 
 
-def reproduces(trigger: Trigger, whole: Outcome, candidate: Outcome) -> bool:
+def reproduces(trigger: Trigger, whole: Symptoms, candidate: Symptoms) -> bool:
     """The same failure, not a new one: the candidate shows the trigger, diverges (or not) as
     the whole case did, and fails no check the whole case passed.
 
@@ -100,7 +100,7 @@ def parse_until(text: str) -> Trigger:
     return Trigger("error_type", text)
 
 
-def default_trigger(trace: Trace, expected: Expected, whole: Outcome) -> Trigger | None:
+def default_trigger(trace: Trace, expected: Expected, whole: Symptoms) -> Trigger | None:
     """expected.yaml's trigger, else the recorded error type, else the first failing check."""
     declared = expected.trigger
     if declared is not None and declared.error_type:

@@ -2,7 +2,7 @@
 `check` sends a case, and judged here by the code that gives `check` its verdicts.
 
 The agent never runs in this process: a candidate whose worker hangs past the time limit, exits
-or dies has no usable replay (`Outcome.broken`), which never reproduces anything, and the pool
+or dies has no usable replay (`Symptoms.broken`), which never reproduces anything, and the pool
 puts a fresh worker in its place for the next candidate.
 """
 
@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
-from corpus_tool.minimize.oracle import Oracle, Outcome
+from corpus_tool.minimize.oracle import Oracle, Symptoms
 from corpus_tool.model.events import error_types
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay import wire
@@ -38,22 +38,22 @@ def pooled_oracle(
     """Replay each candidate as `request` asks (mode, ignored and compared request fields),
     with the candidate's document in place of the trace; grade it as `check` would."""
 
-    def oracle(trace: Trace) -> Outcome:
+    def oracle(trace: Trace) -> Symptoms:
         doc = trace.to_doc()
         asked = dataclasses.replace(request, trace=doc)
         loaded = LoadedCase(trace.id, request.expected, doc)
-        return outcome_of(judge_case(corpus, loaded, asked, _replayed(pool, asked), grader=grader))
+        return symptoms_of(judge_case(corpus, loaded, asked, _replayed(pool, asked), grader=grader))
 
     return oracle
 
 
-def outcome_of(result: CaseResult) -> Outcome:
+def symptoms_of(result: CaseResult) -> Symptoms:
     """What minimization needs of a verdict: failing checks (those `check` counts), error types,
     the divergence kind, the terminal status; or why there is no usable run."""
     trajectory = result.trajectory
     if result.verdict == "error" or trajectory is None:
-        return Outcome(broken=result.error or "the case was not replayed")
-    return Outcome(
+        return Symptoms(broken=result.error or "the case was not replayed")
+    return Symptoms(
         tuple(result.failed_checks),
         frozenset(error_types(trajectory.events)),
         result.divergence.kind if result.divergence else None,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from corpus_tool import completeness
 from corpus_tool.errors import AgentFailed, UsageError
 from corpus_tool.minimize.ddmin import Exhausted, ddmin
-from corpus_tool.minimize.oracle import Oracle, Outcome, Trigger, reproduces
+from corpus_tool.minimize.oracle import Oracle, Symptoms, Trigger, reproduces
 from corpus_tool.minimize.units import Unit, units
 from corpus_tool.model.trace import Minimized, Trace
 
@@ -26,7 +26,7 @@ class Shrunk:
     before: Trace
     trace: Trace
     trigger: Trigger
-    whole: Outcome
+    whole: Symptoms
     removed: tuple[int, ...]
     replays: int
     units_before: int
@@ -47,7 +47,7 @@ class _Counted:
         self.replays = 0
         self.smallest = 0
 
-    def __call__(self, trace: Trace) -> Outcome:
+    def __call__(self, trace: Trace) -> Symptoms:
         if self.replays >= self._budget:
             raise Exhausted()
         self.replays += 1
@@ -59,7 +59,7 @@ class _Counted:
 def shrink(
     trace: Trace,
     oracle: Oracle,
-    pick_trigger: Callable[[Outcome], Trigger | None],
+    pick_trigger: Callable[[Symptoms], Trigger | None],
     max_replays: int = DEFAULT_MAX_REPLAYS,
     progress: Progress = lambda replays, events: None,
 ) -> Shrunk:
@@ -102,7 +102,7 @@ def shrink(
     )
 
 
-def _check_reproduces(trace: Trace, trigger: Trigger | None, whole: Outcome) -> None:
+def _check_reproduces(trace: Trace, trigger: Trigger | None, whole: Symptoms) -> None:
     if whole.broken is not None:  # before the trigger: a run that never ended fails no check
         raise AgentFailed(
             f"case {trace.id}: the agent cannot replay the whole case "

@@ -10,7 +10,7 @@ import yaml
 
 from corpus_tool import completeness, schema
 from corpus_tool.minimize.ddmin import ddmin
-from corpus_tool.minimize.oracle import Outcome, Trigger
+from corpus_tool.minimize.oracle import Symptoms, Trigger
 from corpus_tool.minimize.shrink import shrink
 from corpus_tool.minimize.stale import stale
 from corpus_tool.minimize.units import units
@@ -47,11 +47,11 @@ def test_every_candidate_is_complete_and_fits_the_schema(case: str) -> None:
     allowed = {(p.rule, p.message) for p in completeness.problems(trace.to_doc())}
     seen: list[Trace] = []
 
-    def oracle(candidate: Trace) -> Outcome:
+    def oracle(candidate: Trace) -> Symptoms:
         seen.append(candidate)
-        return Outcome(error_types=frozenset(error_types(candidate.events)), terminal="failed")
+        return Symptoms(error_types=frozenset(error_types(candidate.events)), terminal="failed")
 
-    def pick(whole: Outcome) -> Trigger:
+    def pick(whole: Symptoms) -> Trigger:
         return Trigger("terminal_status", "failed")  # every candidate "reproduces"
 
     result = shrink(trace, oracle, pick)
