@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import ROOT
 
@@ -111,3 +113,20 @@ def test_architecture_commands_contract_holds_every_command_module() -> None:
     folder = ROOT / "corpus_tool" / "commands"
     stems = sorted(p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "add_batch"))
     assert sorted(commands["modules"]) == [f"corpus_tool.commands.{s}" for s in stems]
+
+
+def test_the_projects_mypy_hook_has_every_runtime_dependency() -> None:
+    """`pre-commit run` types the package against the libraries it imports: a runtime
+    dependency missing from the hook's environment fails the hook, not the suite's mypy."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    hooks = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    (mypy,) = [h for repo in hooks["repos"] for h in repo["hooks"] if h["id"] == "mypy"]
+
+    def name(requirement: str) -> str:
+        return re.split(r"[<>=!~\[ ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+    installed = {name(d) for d in mypy["additional_dependencies"]}
+    runtime = {name(d) for d in config["project"]["dependencies"]}
+    stubs = {"pyyaml": "types-pyyaml"}  # typed through its stubs package
+    assert sorted(d for d in runtime if stubs.get(d, d) not in installed) == []
