@@ -226,7 +226,9 @@ def _copy(
     left: list[Finding],
 ) -> StagedCopy:
     ids = {name for name in map(lambda p: _case_name(corpus, p), listing) if name}
-    present = corpus.cases & ids
+    # a changed corpus.yaml can change any case's verdict (a scorer unregistered, another key
+    # id, other request fields): every case is checked then, not only the staged ones
+    present = ids if corpus.config else corpus.cases & ids
     wanted = [corpus.config_path] + [
         p for p in listing if _is_waiver(corpus, p) or _case_name(corpus, p) in present
     ]

@@ -16,6 +16,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import EXAMPLES, GIT_ENV, ROOT, Cli, git
 
@@ -126,6 +127,28 @@ def test_staged_checks_the_staged_version_of_an_edit(repo: Path, cli: Cli) -> No
     code, findings = _staged(cli, repo)
     assert code == 1 and findings[0]["path"] == "evals/cases/refund-success/expected.yaml"
     assert findings[0]["rule"] == "schema"
+
+
+def test_staged_config_change_rechecks_the_cases_it_leaves_unchanged(repo: Path, cli: Cli) -> None:
+    config = repo / "evals/corpus.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "scorers:\n  exact: difflib:SequenceMatcher\n",
+        encoding="utf-8",
+    )
+    expected = repo / "evals/cases/refund-success/expected.yaml"
+    doc = yaml.safe_load(expected.read_text(encoding="utf-8"))
+    doc["expect"]["output"] = {"similar": {"reference": "Refund submitted.", "scorer": "exact"}}
+    expected.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "a case graded by a registered scorer")
+    assert _staged(cli, repo) == (0, [])
+    config.write_text(config.read_text(encoding="utf-8").split("scorers:")[0], encoding="utf-8")
+    git(repo, "add", "evals/corpus.yaml")  # only corpus.yaml is staged: the case is unchanged
+    code, findings = _staged(cli, repo)
+    assert code == 1
+    assert [(f["path"], f["rule"]) for f in findings] == [
+        ("evals/cases/refund-success/expected.yaml", "scorer.unregistered")
+    ]
 
 
 def test_staged_deleting_a_whole_corpus_passes(repo: Path, cli: Cli) -> None:
