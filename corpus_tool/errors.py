@@ -34,13 +34,14 @@ class InputError(CorpusError):
 class IncompleteError(InputError):
     """An incident lacks facts a regression case needs; `problems` lists every one."""
 
-    def __init__(self, path: Path | str, problems: list[str]):
+    def __init__(self, path: Path | str, problems: list[str], hint: str | None = None):
         summary = "; ".join(problems[:5]) + (
             f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
         )
         super().__init__(
             f"incomplete incident ({len(problems)} problem{'s' if len(problems) != 1 else ''}): "
-            f"{summary}. Fix the export, or pass --allow-incomplete to keep it as known_unknown",
+            f"{summary}. {hint or 'Fix the export'}, "
+            "or pass --allow-incomplete to keep it as known_unknown",
             path,
         )
         self.problems = problems

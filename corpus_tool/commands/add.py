@@ -83,7 +83,7 @@ def corpus_key(corpus: Corpus, environ: Mapping[str, str]) -> redact.RedactionKe
 
 def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> list[Planned]:
     """Every case of `options.incident`, checked and ready to write; nothing is written."""
-    raw = files.read_bytes(options.incident)
+    raw = ingest.read_incident(options.incident)
     data, importer = ingest.parse(raw, options.incident, options.source_format)
     runs = _chosen(ingest.load(importer, data, options.incident), options)
     if options.tools_log is not None:
@@ -162,6 +162,7 @@ class Planned:
     incomplete: list[str]
     label: str | None
     minimized: dict[str, Any] | None = None
+    hint: str | None = None  # how to complete an incomplete run (Imported.hint)
     keeps_expected: bool = False  # --force over a case: its reviewed expected.yaml stays
 
 
@@ -235,7 +236,9 @@ def _plan(
         doc = Trace.from_doc(doc).to_doc()  # the model's key order: a re-read changes no byte
     expected = draft(case_id, body, options.tier, found)
     keeps = (target / "expected.yaml").is_file()  # only with --force: an existing case
-    return Planned(case_id, target, doc, expected, found, run.label, keeps_expected=keeps)
+    return Planned(
+        case_id, target, doc, expected, found, run.label, hint=run.hint, keeps_expected=keeps
+    )
 
 
 def _redacted(body: dict[str, Any], corpus: Corpus, key: redact.RedactionKey) -> dict[str, Any]:
@@ -274,7 +277,7 @@ def _refuse_incomplete(planned: list[Planned], options: AddOptions) -> None:
     if not bad or options.allow_incomplete:
         return
     if len(planned) == 1:
-        raise IncompleteError(options.incident, bad[0].incomplete)
+        raise IncompleteError(options.incident, bad[0].incomplete, bad[0].hint)
     problems = [f"run {p.label or p.case_id}: {p.incomplete[0]}" for p in bad]
     raise IncompleteError(options.incident, problems)
 

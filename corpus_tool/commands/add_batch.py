@@ -1,5 +1,8 @@
 """`corpus add FILE... | DIR`: many incidents in one process, all checked before any is written.
 
+A directory is a folder of incidents, except an OpenHands conversation directory
+(`base_state.json` beside `events/`), which is one incident, also when found below a folder.
+
 The single-file path is `add.add`; this module expands directories, plans every file with the
 same code, and either writes nothing when one file is refused (the default) or, with
 `--keep-going`, gives each file its own verdict. A rich progress bar shows on a terminal.
@@ -15,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import files, redact
+from corpus_tool import files, ingest, redact
 from corpus_tool.commands.add import (
     AddOptions,
     Planned,
@@ -51,7 +54,7 @@ def add_many(
     """Ingest every incident named (directories: every file below, sorted); refusals go to
     `err` (default stderr), one line each, and exit status 2."""
     incidents = expand(paths)
-    if len(incidents) == 1 and not any(p.is_dir() for p in paths):
+    if len(incidents) == 1 and not any(_batch_dir(p) for p in paths):
         return add(corpus, replace(options, incident=incidents[0]), out, environ, err)
     if options.case_id is not None or options.start is not None or options.end is not None:
         raise UsageError("--id, --start and --end name one incident; add the files one by one")
@@ -74,14 +77,30 @@ def expand(paths: Sequence[Path]) -> list[Path]:
     """The files to read: files as given, each directory's files (hidden ones skipped) sorted."""
     out: list[Path] = []
     for path in paths:
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and not _hidden(p, path))
+        if _batch_dir(path):
+            found = _incidents_below(path)
             if not found:
                 raise InputError("the directory holds no incident files", path)
             out.extend(found)
         else:
             out.append(path)
     return list(dict.fromkeys(out))
+
+
+def _batch_dir(path: Path) -> bool:
+    return path.is_dir() and not ingest.is_one_incident(path)
+
+
+def _incidents_below(top: Path) -> list[Path]:
+    """Files below `top` (hidden ones skipped), and conversation directories as one each
+    (their files are not incidents of their own), sorted."""
+    conversations = [p for p in top.rglob("*") if not _hidden(p, top) and ingest.is_one_incident(p)]
+    files_ = [
+        p
+        for p in top.rglob("*")
+        if p.is_file() and not _hidden(p, top) and not any(c in p.parents for c in conversations)
+    ]
+    return sorted([*files_, *conversations])
 
 
 def _hidden(path: Path, top: Path) -> bool:

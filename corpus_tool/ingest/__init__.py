@@ -19,6 +19,23 @@ from corpus_tool.ingest.imported import Imported, Importer, ReadsBytes
 from corpus_tool.ingest.pairing import pair
 
 
+def read_incident(path: Path) -> bytes:
+    """An incident's bytes: the file's, or for an OpenHands conversation directory
+    (`base_state.json`, `events/`) its files joined into one JSON document."""
+    from corpus_tool.ingest.formats import openhands_sdk
+
+    if openhands_sdk.is_conversation(path):
+        return files.json_text(openhands_sdk.read_conversation(path)).encode("utf-8")
+    return files.read_bytes(path)
+
+
+def is_one_incident(path: Path) -> bool:
+    """A directory that is one incident (an OpenHands conversation), not a folder of them."""
+    from corpus_tool.ingest.formats import openhands_sdk
+
+    return openhands_sdk.is_conversation(path)
+
+
 def parse(raw: bytes, path: Path, name: str = "auto") -> tuple[Any, Importer]:
     """Parse a file's bytes (JSON, or the format's own reader) and pick its importer."""
     importers = registry()
@@ -65,6 +82,7 @@ def registry() -> dict[str, Importer]:
         native,
         openai_agents,
         openhands,
+        openhands_sdk,
         openinference,
         otel_genai,
         swe_agent,
@@ -82,6 +100,7 @@ def registry() -> dict[str, Importer]:
         tau_bench.TAU2_BENCH,
         inspect_ai.IMPORTER,
         swe_agent.IMPORTER,
+        openhands_sdk.IMPORTER,
         openhands.IMPORTER,
         agentops.IMPORTER,
         mcp.IMPORTER,

@@ -21,6 +21,8 @@ class Imported:
     label: str | None = None
     task_id: str | None = None
     """The benchmark task the run solved, when the file holds many runs (`--select`)."""
+    hint: str | None = None
+    """How to complete the run when it is incomplete, if the format knows (refusals say it)."""
 
 
 class Importer(Protocol):
