@@ -78,8 +78,9 @@ def _args_add(parser: argparse.ArgumentParser) -> None:
         "incident",
         type=Path,
         nargs="+",
-        help="incident files, or directories (every file below them); all are checked "
-        "before any case is written",
+        help="incident files, or directories (every file below them; an OpenHands "
+        "conversation directory, base_state.json beside events/, is one incident); all are "
+        "checked before any case is written",
     )
     parser.add_argument(
         "--keep-going",

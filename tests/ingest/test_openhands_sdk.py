@@ -240,3 +240,33 @@ def test_no_other_format_is_taken_for_v1_events() -> None:
         except CorpusError:  # not JSON (an archive, JSON lines): another format's reader
             continue
         assert not openhands_sdk.IMPORTER.sniff(data, path), path
+
+
+def test_conversation_missing_an_observation_is_refused(
+    tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The collector lost one event file: the failed read has no answer, nothing is written."""
+    conversation = tmp_path / "conv"
+    shutil.copytree(CONVERSATION, conversation)
+    files_ = sorted((conversation / "events").glob("event-*.json"))
+    lost = [f for f in files_ if json.loads(f.read_text(encoding="utf-8")).get("kind")
+            == "ObservationEvent" and "no such file" in f.read_text(encoding="utf-8")]  # fmt: skip
+    assert len(lost) == 1
+    lost[0].unlink()
+    assert main(["-C", str(corpus), "add", str(conversation)]) == 2
+    err = capsys.readouterr().err
+    assert "tool_call read_file" in err and "has neither result nor error" in err
+    assert _cases(corpus) == []
+
+
+def test_conversation_whose_state_names_no_model_says_so(
+    tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conversation = tmp_path / "conv"
+    shutil.copytree(CONVERSATION, conversation)
+    state = json.loads((conversation / "base_state.json").read_text(encoding="utf-8"))
+    del state["agent"]["llm"]["model"]
+    (conversation / "base_state.json").write_text(json.dumps(state), encoding="utf-8")
+    assert main(["-C", str(corpus), "add", str(conversation)]) == 2
+    err = capsys.readouterr().err
+    assert "base_state.json names no model id" in err and "--allow-incomplete" in err

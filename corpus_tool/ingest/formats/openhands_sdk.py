@@ -55,6 +55,7 @@ NO_MODEL_HINT = (
     "(its base_state.json holds the model id)"
 )
 """How to complete a run read from the events alone (IncompleteError's `hint`)."""
+STATE_WITHOUT_MODEL = "the conversation's base_state.json names no model id (agent.llm.model)"
 
 
 def is_conversation(path: Path) -> bool:
@@ -94,7 +95,7 @@ class OpenHandsSdkImporter:
         model = opt_id(obj(obj(state.get("agent")).get("llm")).get("model"))
         stream = [e for e in _items(data) if isinstance(e, dict)]
         body = _body(stream, model)
-        hint = None if model else NO_MODEL_HINT
+        hint = None if model else NO_MODEL_HINT if not state else STATE_WITHOUT_MODEL
         label = path.name if is_conversation(path) else path.stem
         return [Imported(self.name, body, trace_id=opt_id(state.get("id")), label=label,
                          hint=hint)]  # fmt: skip
