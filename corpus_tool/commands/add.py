@@ -7,6 +7,7 @@ import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,6 +25,7 @@ from corpus_tool.minimize.report import summary as shrink_summary
 from corpus_tool.minimize.stale import stale
 from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace
+from corpus_tool.redact.guard import redaction_allow_list
 from corpus_tool.redact.rotation import check_key
 
 
@@ -225,12 +227,13 @@ def _plan(
             f"case {case_id!r} exists at {target}; pass --force to re-add it, or --id NEW"
         )
     sha, key = source
-    body = _redacted(slice_body(run.body, options.start, options.end), corpus, key)
+    allow = _allow_list(corpus, key)
+    body = _redacted(slice_body(run.body, options.start, options.end), corpus, key, allow)
     found = [p.message for p in completeness.problems(body)]
     if found and options.allow_incomplete:
         body = completeness.mark_missing(body)
     doc = assemble(case_id, run, body, sha, (options.start, options.end))
-    _redact_source(doc, corpus, key)
+    _redact_source(doc, corpus, key, allow)
     if not found or options.allow_incomplete:  # an incomplete run is refused for that first
         _check_schema(doc, options.incident)
         doc = Trace.from_doc(doc).to_doc()  # the model's key order: a re-read changes no byte
@@ -241,16 +244,34 @@ def _plan(
     )
 
 
-def _redacted(body: dict[str, Any], corpus: Corpus, key: redact.RedactionKey) -> dict[str, Any]:
-    """The body with every detected value pseudonymised and the `redaction` record added."""
-    clean, replaced = redact.redact(body, key, _drop_keys(corpus))
+def _allow_list(corpus: Corpus, key: redact.RedactionKey) -> redact.AllowList | None:
+    """The corpus's active redaction waivers: values they name are not personal data (a
+    support address in the agent's own prompt) and are kept as they are, so an unchanged
+    agent's requests still match the recording."""
+    return redaction_allow_list(corpus.waiver_paths(), key, date.today())
+
+
+def _redacted(
+    body: dict[str, Any],
+    corpus: Corpus,
+    key: redact.RedactionKey,
+    allow: redact.AllowList | None,
+) -> dict[str, Any]:
+    """The body with every detected value pseudonymised (but those the allow-list names) and
+    the `redaction` record added."""
+    clean, replaced = redact.redact(body, key, _drop_keys(corpus), allow)
     record = {"policy": redact.POLICY, "key_id": key.key_id, "replaced": replaced}
     return {**clean, "redaction": record}
 
 
-def _redact_source(doc: dict[str, Any], corpus: Corpus, key: redact.RedactionKey) -> None:
+def _redact_source(
+    doc: dict[str, Any],
+    corpus: Corpus,
+    key: redact.RedactionKey,
+    allow: redact.AllowList | None,
+) -> None:
     """Trace and session ids are redacted too (an id can embed a phone number or an email)."""
-    clean, replaced = redact.redact(doc["source"], key, _drop_keys(corpus))
+    clean, replaced = redact.redact(doc["source"], key, _drop_keys(corpus), allow)
     doc["source"] = clean
     doc["redaction"]["replaced"] += replaced
 

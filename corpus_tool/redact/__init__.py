@@ -46,18 +46,30 @@ class Redaction(NamedTuple):
     replaced: int
 
 
-def redact(value: Any, key: RedactionKey, drop_keys: Iterable[str] = ()) -> Redaction:
-    """Replace every detected value in a JSON-like value by its pseudonym."""
-    cache: dict[tuple[str, str], str] = {}
+def redact(
+    value: Any,
+    key: RedactionKey,
+    drop_keys: Iterable[str] = (),
+    allow: AllowList | None = None,
+) -> Redaction:
+    """Replace every detected value in a JSON-like value by its pseudonym; a value the
+    allow-list names (a reviewed redaction waiver: not personal data) stays as it is."""
+    cache: dict[tuple[str, str], tuple[str, bool]] = {}  # -> (what is written, allowed)
+    kept = 0
 
     def rewrite(text: str, detector: Detector) -> str:
+        nonlocal kept
         known = cache.get((detector.name, text))
         if known is None:
-            known = cache[(detector.name, text)] = _pseudonym(text, detector, key)
-        return known
+            allowed = allow is not None and allow.keeps(text, detector.name)
+            known = (text, True) if allowed else (_pseudonym(text, detector, key), False)
+            cache[(detector.name, text)] = known
+        kept += known[1]
+        return known[0]
 
     walk = Walk(rewrite, drop_keys)
-    return Redaction(walk.value(value), len(walk.hits))
+    clean = walk.value(value)
+    return Redaction(clean, len(walk.hits) - kept)
 
 
 def scan(value: Any, drop_keys: Iterable[str] = ()) -> list[RawHit]:

@@ -62,6 +62,10 @@ class AllowList:
             self.matches += 1
         return waiver
 
+    def keeps(self, value: str, detector: str) -> bool:
+        """Whether `corpus add` keeps this value as it is (an active entry names it)."""
+        return self.allows(RawHit((), detector, value)) is not None
+
     def unused(self) -> list[Mapping[str, Any]]:
         """Unexpired entries that allowed nothing so far (stale: the value is gone)."""
         return [w for entry, w in sorted(self._entries.items()) if entry not in self._used]

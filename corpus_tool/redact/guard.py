@@ -212,6 +212,14 @@ def _key(
         return None
 
 
+def redaction_allow_list(
+    waiver_paths: Sequence[Path], key: RedactionKey, today: datetime.date
+) -> AllowList | None:
+    """The allow-list of these waiver files (None when none is a redaction waiver)."""
+    waivers = [w.data for w in _waivers(waiver_paths)]
+    return AllowList(waivers, key, today) if waivers else None
+
+
 def _waivers(paths: Sequence[Path]) -> list[_Waiver]:
     """Redaction waivers that parse; broken files are reported by the waiver checks."""
     found = []

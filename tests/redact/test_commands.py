@@ -25,6 +25,7 @@ from corpus_tool.testing.planted import (
     secret_parts,
 )
 from tests.conftest import EXAMPLES, GIT_ENV, ROOT, TEST_KEY, Cli, git
+from tests.replay.conftest import copy_corpus
 
 BASE = json.loads((EXAMPLES / "incidents" / "refund-wrong-unit.json").read_text())
 KEY = RedactionKey(TEST_KEY.encode(), "test")
@@ -278,3 +279,43 @@ def test_forget_names_cases_redacted_under_another_key(
         "cannot search case old: redacted under another key; re-add it",
         "no case holds a pseudonym of this value",
     ]
+
+
+SUPPORT = "help@shop-support.cn"
+SUPPORT_AGENT = f'''"""The example agent with a public support address in its own system prompt."""
+from examples.refund_agent import agent, prompts
+
+_load = prompts.load
+prompts.load = lambda version: _load(version) + " Questions: {SUPPORT}"
+run = agent.run
+'''
+
+
+def test_add_keeps_an_allow_listed_value_so_the_agents_own_prompt_replays(
+    cli: Cli, tmp_path: Path
+) -> None:
+    root = copy_corpus(tmp_path, "support_agent:run")
+    for old in [*(root / "cases").iterdir(), *(root / "waivers").iterdir()]:
+        shutil.rmtree(old) if old.is_dir() else old.unlink()  # cases under the examples' key
+    (root / "support_agent.py").write_text(SUPPORT_AGENT, encoding="utf-8")
+    incident = json.loads((EXAMPLES / "incidents" / "refund-success.json").read_text("utf-8"))
+    for event in incident["events"]:  # the recorder logged the prompt the agent sent
+        for message in event.get("messages", []):
+            if message["role"] == "system":
+                message["content"] += f" Questions: {SUPPORT}"
+    path = tmp_path / "incident.json"
+    path.write_text(json.dumps(incident), encoding="utf-8")
+    trace = root / "cases" / "support" / "trace.yaml"
+
+    assert cli("-C", root, "add", path, "--id", "support").code == 0
+    assert SUPPORT not in trace.read_text("utf-8")  # no waiver: pseudonymised like any address
+    diverged = cli("-C", root, "replay", "support")
+    assert diverged.code == 1 and "ModelRequest" in diverged.out
+
+    _allow(root, SUPPORT, "email")  # reviewed: the shop's public address, not personal data
+    assert cli("-C", root, "add", path, "--id", "support", "--force").code == 0
+    text = trace.read_text("utf-8")
+    assert text.count(SUPPORT) == text.count("Questions:") > 0  # kept wherever it stands
+    assert cli("-C", root, "validate").code == 0
+    replayed = cli("-C", root, "replay", "support", "--mode", "strict")
+    assert replayed.code == 0, replayed.out
