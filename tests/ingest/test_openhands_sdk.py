@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from tests.ingest.openhands_stream import write_stream
 from tests.replaying import replay_case
 
 CONVERSATION = Path(__file__).parent / "fixtures" / "openhands_sdk" / "conversation"
+VENDOR_ADDRESS = "openhands@all-hands.dev"
 
 
 def _sdk_wrote(corpus: Path) -> tuple[str, str, list[Any]]:
@@ -40,6 +42,27 @@ def _sdk_wrote(corpus: Path) -> tuple[str, str, list[Any]]:
     key = redact.load_key({}, corpus, os.environ)
     prompt, tools = redact.redact([system["system_prompt"]["text"], system["tools"]], key).value
     return state["agent"]["llm"]["model"], prompt, tools
+
+
+def _sdk_sent() -> tuple[str, str, list[Any]]:
+    """(model id, system prompt, tools offered) exactly as the SDK wrote and sent them."""
+    state = json.loads((CONVERSATION / "base_state.json").read_text(encoding="utf-8"))
+    system = json.loads(_event_files()[0].read_text(encoding="utf-8"))
+    return state["agent"]["llm"]["model"], system["system_prompt"]["text"], system["tools"]
+
+
+def _allow_vendor_address(corpus: Path) -> None:
+    """A reviewed redaction waiver: the SDK's prompt names its vendor's public address, which
+    is not personal data, so `corpus add` keeps it and the unchanged agent's prompt matches."""
+    key = redact.load_key({}, corpus, os.environ)
+    value = VENDOR_ADDRESS
+    (corpus / "waivers" / "W-vendor.yaml").write_text(
+        f"schema_version: 1\nid: W-vendor\nkind: redaction\n"
+        f"fingerprint: {redact.fingerprint(value, key, 'email')}\ndetector: email\n"
+        f"reason: the OpenHands vendor address in the SDK's own prompt\nowner: agents\n"
+        f"expires: '{date.today() + timedelta(days=30)}'\n",
+        encoding="utf-8",
+    )
 
 
 def _event_files() -> list[Path]:
@@ -127,16 +150,20 @@ def test_conversation_directory_imports_as_the_script_ran(corpus: Path) -> None:
 
 
 def test_conversation_case_replays_strictly(corpus: Path) -> None:
+    _allow_vendor_address(corpus)
+    assert VENDOR_ADDRESS in _sdk_sent()[1]
     assert main(["-C", str(corpus), "add", str(CONVERSATION), "--id", "oh"]) == 0
-    result = replay_case(corpus / "cases/oh", sdk_agent(*_sdk_wrote(corpus)))
+    assert main(["-C", str(corpus), "validate"]) == 0
+    result = replay_case(corpus / "cases/oh", sdk_agent(*_sdk_sent()))  # the prompt as sent
     assert result.divergence is None, result.divergence
     assert result.terminal.to_doc() == {"status": "succeeded", "output": script.OUTPUT}
 
 
 def test_replay_notices_an_agent_that_skips_the_failed_read(corpus: Path) -> None:
     """The strict replay is not vacuous: an agent whose loop differs diverges."""
+    _allow_vendor_address(corpus)
     assert main(["-C", str(corpus), "add", str(CONVERSATION), "--id", "oh"]) == 0
-    model, system, tools = _sdk_wrote(corpus)
+    model, system, tools = _sdk_sent()
     result = replay_case(corpus / "cases/oh", sdk_agent(model, system + " (changed)", tools))
     assert result.divergence is not None
 
