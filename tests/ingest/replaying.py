@@ -49,3 +49,40 @@ def chat_agent(
                 )
 
     return run
+
+
+def codeact_agent(
+    model: str, system: str, tools: list[Any]
+) -> Callable[[dict[str, Any], Runtime], dict[str, Any]]:
+    """OpenHands' CodeAct loop on the Runtime (V0 streams and SDK conversations alike): tool
+    results (and errors) go back as named tool messages, a plain answer waits for the user's
+    next turn, `finish` ends the run."""
+
+    def agent(case_input: dict[str, Any], rt: Runtime) -> dict[str, Any]:
+        later = list(case_input["context"].get("user_turns") or [])
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": case_input["user_message"]},
+        ]
+        while True:
+            reply = rt.model(messages, model=model, tools=tools)
+            if not reply.tool_calls:
+                messages.append({"role": "assistant", "content": reply.content})
+                messages.append({"role": "user", "content": later.pop(0)})
+                continue
+            asked = [
+                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls
+            ]
+            messages.append({"role": "assistant", "content": reply.content, "tool_calls": asked})
+            for call in reply.tool_calls:
+                try:
+                    shown = rt.tool(call.name, call.arguments)
+                except ToolError as err:
+                    shown = err.message
+                if call.name == "finish":
+                    return {"status": "succeeded", "output": call.arguments["message"]}
+                messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": shown}
+                )
+
+    return agent

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from corpus_tool import Runtime, ToolError
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
 from tests.ingest.openhands_stream import (
@@ -22,35 +21,8 @@ from tests.ingest.openhands_stream import (
     TOOLS,
     write_stream,
 )
+from tests.ingest.replaying import codeact_agent
 from tests.replaying import replay_case
-
-
-def codeact_agent(case_input: dict[str, Any], rt: Runtime) -> dict[str, Any]:
-    """OpenHands' CodeAct loop on the Runtime: tool results go back as named tool messages,
-    a plain answer waits for the user's next turn, `finish` ends the run."""
-    later = list(case_input["context"].get("user_turns") or [])
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": case_input["user_message"]},
-    ]
-    while True:
-        reply = rt.model(messages, model=MODEL, tools=TOOLS)
-        if not reply.tool_calls:
-            messages.append({"role": "assistant", "content": reply.content})
-            messages.append({"role": "user", "content": later.pop(0)})
-            continue
-        asked = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
-        messages.append({"role": "assistant", "content": reply.content, "tool_calls": asked})
-        for call in reply.tool_calls:
-            try:
-                shown = rt.tool(call.name, call.arguments)
-            except ToolError as err:
-                shown = err.message
-            if call.name == "finish":
-                return {"status": "succeeded", "output": call.arguments["message"]}
-            messages.append(
-                {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": shown}
-            )
 
 
 def _expected_calls() -> list[tuple[str, dict[str, Any], Any]]:
@@ -89,7 +61,7 @@ def test_openhands_case_validates_and_replays_strictly(
     path = write_stream(tmp_path / "stream.json", greeting)
     assert main(["-C", str(corpus), "add", str(path), "--id", "oh"]) == 0
     assert main(["-C", str(corpus), "validate"]) == 0
-    result = replay_case(corpus / "cases/oh", codeact_agent)
+    result = replay_case(corpus / "cases/oh", codeact_agent(MODEL, SYSTEM, TOOLS))
     assert result.divergence is None, result.divergence
     assert result.terminal.to_doc() == {"status": "succeeded", "output": OUTPUT}
 

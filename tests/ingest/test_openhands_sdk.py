@@ -19,13 +19,14 @@ from typing import Any
 import pytest
 import yaml
 
-from corpus_tool import Runtime, ToolError, files, ingest, redact
+from corpus_tool import files, ingest, redact
 from corpus_tool.cli import main
 from corpus_tool.errors import CorpusError
 from corpus_tool.ingest.formats import openhands_sdk
 from tests.ingest import openhands_sdk_script as script
 from tests.ingest.conftest import samples_dir
 from tests.ingest.openhands_stream import write_stream
+from tests.ingest.replaying import codeact_agent
 from tests.replaying import replay_case
 
 CONVERSATION = Path(__file__).parent / "fixtures" / "openhands_sdk" / "conversation"
@@ -94,40 +95,6 @@ def _calls(trace: dict[str, Any]) -> list[tuple[str, dict[str, Any], Any]]:
     ]
 
 
-def sdk_agent(model: str, system: str, tools: list[Any]) -> Any:
-    """The SDK agent's loop on the Runtime: tool results (and errors) go back as named tool
-    messages, a plain answer waits for the user's next turn, `finish` ends the run."""
-
-    def agent(case_input: dict[str, Any], rt: Runtime) -> dict[str, Any]:
-        later = list(case_input["context"].get("user_turns") or [])
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": case_input["user_message"]},
-        ]
-        while True:
-            reply = rt.model(messages, model=model, tools=tools)
-            if not reply.tool_calls:
-                messages.append({"role": "assistant", "content": reply.content})
-                messages.append({"role": "user", "content": later.pop(0)})
-                continue
-            asked = [
-                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls
-            ]
-            messages.append({"role": "assistant", "content": reply.content, "tool_calls": asked})
-            for call in reply.tool_calls:
-                try:
-                    shown = rt.tool(call.name, call.arguments)
-                except ToolError as err:
-                    shown = err.message
-                if call.name == "finish":
-                    return {"status": "succeeded", "output": call.arguments["message"]}
-                messages.append(
-                    {"role": "tool", "tool_call_id": call.id, "name": call.name, "content": shown}
-                )
-
-    return agent
-
-
 def test_conversation_directory_imports_as_the_script_ran(corpus: Path) -> None:
     assert main(["-C", str(corpus), "add", str(CONVERSATION), "--id", "oh"]) == 0
     trace = _trace(corpus, "oh")
@@ -154,7 +121,7 @@ def test_conversation_case_replays_strictly(corpus: Path) -> None:
     assert VENDOR_ADDRESS in _sdk_sent()[1]
     assert main(["-C", str(corpus), "add", str(CONVERSATION), "--id", "oh"]) == 0
     assert main(["-C", str(corpus), "validate"]) == 0
-    result = replay_case(corpus / "cases/oh", sdk_agent(*_sdk_sent()))  # the prompt as sent
+    result = replay_case(corpus / "cases/oh", codeact_agent(*_sdk_sent()))  # the prompt as sent
     assert result.divergence is None, result.divergence
     assert result.terminal.to_doc() == {"status": "succeeded", "output": script.OUTPUT}
 
@@ -164,7 +131,7 @@ def test_replay_notices_an_agent_that_skips_the_failed_read(corpus: Path) -> Non
     _allow_vendor_address(corpus)
     assert main(["-C", str(corpus), "add", str(CONVERSATION), "--id", "oh"]) == 0
     model, system, tools = _sdk_sent()
-    result = replay_case(corpus / "cases/oh", sdk_agent(model, system + " (changed)", tools))
+    result = replay_case(corpus / "cases/oh", codeact_agent(model, system + " (changed)", tools))
     assert result.divergence is not None
 
 
