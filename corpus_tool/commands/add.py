@@ -69,21 +69,25 @@ def add(
     environ = os.environ if environ is None else environ
     if options.case_id is not None:
         check_case_id(options.case_id)
-    key = corpus_key(corpus, environ)
-    planned = plan_file(corpus, options, key)
+    planned = plan_file(corpus, options, corpus_redactor(corpus, environ))
     write_planned(corpus, planned, options.force, Steps.from_environ(environ), err)
     report(corpus, planned, options.output, out)
     return 0
 
 
-def corpus_key(corpus: Corpus, environ: Mapping[str, str]) -> redact.RedactionKey:
-    """The redaction key, refused when it is not the corpus's (one corpus, one key)."""
+def corpus_redactor(corpus: Corpus, environ: Mapping[str, str]) -> redact.Redactor:
+    """What the command redacts with: the corpus key (refused when it is not the corpus's: one
+    corpus, one key), `redaction.drop_keys`, and the active redaction waivers, whose values are
+    not personal data (a support address in the agent's own prompt) and are kept as they are, so
+    an unchanged agent's requests still match the recording."""
     key = redact.load_key(corpus.config, corpus.root, environ)
     check_key(key, corpus)
-    return key
+    drop = corpus.setting("redaction", "drop_keys", default=[]) or []
+    allow = redaction_allow_list(corpus.waiver_paths(), key, date.today())
+    return redact.Redactor(key, tuple(str(name) for name in drop), allow)
 
 
-def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> list[Planned]:
+def plan_file(corpus: Corpus, options: AddOptions, redactor: redact.Redactor) -> list[Planned]:
     """Every case of `options.incident`, checked and ready to write; nothing is written."""
     raw = ingest.read_incident(options.incident)
     data, importer = ingest.parse(raw, options.incident, options.source_format)
@@ -91,7 +95,7 @@ def plan_file(corpus: Corpus, options: AddOptions, key: redact.RedactionKey) -> 
     if options.tools_log is not None:
         runs = [_paired(runs, options)]
     sha = hashlib.sha256(raw).hexdigest()
-    planned = [_plan(corpus, run, options, (sha, key), len(runs) > 1) for run in runs]
+    planned = [_plan(corpus, run, options, (sha, redactor), len(runs) > 1) for run in runs]
     _refuse_twins(planned, options)
     _refuse_incomplete(planned, options)
     if options.minimize:
@@ -211,7 +215,7 @@ def _plan(
     corpus: Corpus,
     run: Imported,
     options: AddOptions,
-    source: tuple[str, redact.RedactionKey],
+    source: tuple[str, redact.Redactor],
     many: bool,
 ) -> Planned:
     if many:
@@ -226,14 +230,13 @@ def _plan(
         raise UsageError(
             f"case {case_id!r} exists at {target}; pass --force to re-add it, or --id NEW"
         )
-    sha, key = source
-    allow = _allow_list(corpus, key)
-    body = _redacted(slice_body(run.body, options.start, options.end), corpus, key, allow)
+    sha, redactor = source
+    body = _redacted(slice_body(run.body, options.start, options.end), redactor)
     found = [p.message for p in completeness.problems(body)]
     if found and options.allow_incomplete:
         body = completeness.mark_missing(body)
     doc = assemble(case_id, run, body, sha, (options.start, options.end))
-    _redact_source(doc, corpus, key, allow)
+    _redact_source(doc, redactor)
     if not found or options.allow_incomplete:  # an incomplete run is refused for that first
         _check_schema(doc, options.incident)
         doc = Trace.from_doc(doc).to_doc()  # the model's key order: a re-read changes no byte
@@ -244,40 +247,19 @@ def _plan(
     )
 
 
-def _allow_list(corpus: Corpus, key: redact.RedactionKey) -> redact.AllowList | None:
-    """The corpus's active redaction waivers: values they name are not personal data (a
-    support address in the agent's own prompt) and are kept as they are, so an unchanged
-    agent's requests still match the recording."""
-    return redaction_allow_list(corpus.waiver_paths(), key, date.today())
-
-
-def _redacted(
-    body: dict[str, Any],
-    corpus: Corpus,
-    key: redact.RedactionKey,
-    allow: redact.AllowList | None,
-) -> dict[str, Any]:
+def _redacted(body: dict[str, Any], redactor: redact.Redactor) -> dict[str, Any]:
     """The body with every detected value pseudonymised (but those the allow-list names) and
     the `redaction` record added."""
-    clean, replaced = redact.redact(body, key, _drop_keys(corpus), allow)
-    record = {"policy": redact.POLICY, "key_id": key.key_id, "replaced": replaced}
+    clean, replaced = redactor(body)
+    record = {"policy": redact.POLICY, "key_id": redactor.key.key_id, "replaced": replaced}
     return {**clean, "redaction": record}
 
 
-def _redact_source(
-    doc: dict[str, Any],
-    corpus: Corpus,
-    key: redact.RedactionKey,
-    allow: redact.AllowList | None,
-) -> None:
+def _redact_source(doc: dict[str, Any], redactor: redact.Redactor) -> None:
     """Trace and session ids are redacted too (an id can embed a phone number or an email)."""
-    clean, replaced = redact.redact(doc["source"], key, _drop_keys(corpus), allow)
+    clean, replaced = redactor(doc["source"])
     doc["source"] = clean
     doc["redaction"]["replaced"] += replaced
-
-
-def _drop_keys(corpus: Corpus) -> list[str]:
-    return [str(name) for name in corpus.setting("redaction", "drop_keys", default=[]) or []]
 
 
 def _refuse_twins(planned: list[Planned], options: AddOptions) -> None:

@@ -24,7 +24,7 @@ from corpus_tool.commands.add import (
     Planned,
     add,
     case_summary,
-    corpus_key,
+    corpus_redactor,
     plan_file,
     report,
     write_planned,
@@ -61,9 +61,11 @@ def add_many(
     if options.tools_log is not None:
         raise UsageError("--tools-log completes one incident; add the files one by one")
     environ = os.environ if environ is None else environ
-    key = corpus_key(corpus, environ)
+    redactor = corpus_redactor(corpus, environ)
     with _progress(out, len(incidents)) as advance:
-        verdicts = [_verdict(corpus, replace(options, incident=p), key, advance) for p in incidents]
+        verdicts = [
+            _verdict(corpus, replace(options, incident=p), redactor, advance) for p in incidents
+        ]
     verdicts = _refuse_twins(verdicts)
     refused = [v for v in verdicts if v.error is not None]
     written = [v for v in verdicts if v.error is None] if options.keep_going or not refused else []
@@ -108,10 +110,10 @@ def _hidden(path: Path, top: Path) -> bool:
 
 
 def _verdict(
-    corpus: Corpus, options: AddOptions, key: redact.RedactionKey, advance: Callable[[], None]
+    corpus: Corpus, options: AddOptions, redactor: redact.Redactor, advance: Callable[[], None]
 ) -> Verdict:
     try:
-        return Verdict(options.incident, tuple(plan_file(corpus, options, key)))
+        return Verdict(options.incident, tuple(plan_file(corpus, options, redactor)))
     except CorpusError as err:
         return Verdict(options.incident, error=str(err))
     finally:

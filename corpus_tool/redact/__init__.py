@@ -12,6 +12,7 @@ The pseudonym grammar is in `corpus_tool.redact.pseudonym`, the detectors in
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from corpus_tool.redact.allowlist import AllowList, fingerprint
@@ -34,8 +35,9 @@ POLICY = 2
 
 __all__ = [
     "DEFAULT_KEY_ENV", "DETECTORS", "MARKER", "POLICY", "SECRET_KEY", "AllowList", "RawHit",
-    "Redaction", "RedactionKey", "detector_names", "fingerprint", "holds", "key_env", "keygen",
-    "load_key", "needles", "pseudonym", "redact", "scan", "write_key_file", "yaml_comments",
+    "Redaction", "RedactionKey", "Redactor", "detector_names", "fingerprint", "holds", "key_env",
+    "keygen", "load_key", "needles", "pseudonym", "redact", "scan", "write_key_file",
+    "yaml_comments",
 ]  # fmt: skip
 
 
@@ -44,6 +46,19 @@ class Redaction(NamedTuple):
 
     value: Any
     replaced: int
+
+
+@dataclass(frozen=True)
+class Redactor:
+    """What `corpus add` redacts with, made once per command: the corpus key, the names whose
+    values are always dropped, the allow-list (values reviewed as not personal data)."""
+
+    key: RedactionKey
+    drop_keys: tuple[str, ...] = ()
+    allow: AllowList | None = None
+
+    def __call__(self, value: Any) -> Redaction:
+        return redact(value, self.key, self.drop_keys, self.allow)
 
 
 def redact(
