@@ -95,18 +95,17 @@ def _batch_dir(path: Path) -> bool:
 
 def _incidents_below(top: Path) -> list[Path]:
     """Files below `top` (hidden ones skipped), and conversation directories as one each
-    (their files are not incidents of their own), sorted."""
-    conversations = [p for p in top.rglob("*") if not _hidden(p, top) and ingest.is_one_incident(p)]
-    files_ = [
-        p
-        for p in top.rglob("*")
-        if p.is_file() and not _hidden(p, top) and not any(c in p.parents for c in conversations)
-    ]
-    return sorted([*files_, *conversations])
-
-
-def _hidden(path: Path, top: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(top).parts)
+    (their files are not incidents of their own), sorted; one walk of the tree."""
+    found: list[Path] = []
+    for here, dirs, names in os.walk(top):
+        where = Path(here)
+        if where != top and ingest.is_one_incident(where):
+            found.append(where)
+            dirs.clear()
+            continue
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        found.extend(where / n for n in names if not n.startswith(".") and (where / n).is_file())
+    return sorted(found)
 
 
 def _verdict(
