@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -31,6 +32,25 @@ def _copy(tmp_path: Path) -> Path:
     )
     shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
     return tree
+
+
+def _pyproject() -> dict[str, Any]:
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def _contract(contract_id: str) -> dict[str, Any]:
+    """The import-linter contract of that id, as pyproject.toml declares it."""
+    contracts = _pyproject()["tool"]["importlinter"]["contracts"]
+    (contract,) = [c for c in contracts if c["id"] == contract_id]
+    return contract  # type: ignore[no-any-return]
+
+
+def _top_names() -> list[str]:
+    """The packages and modules right under corpus_tool/, as they are on disk."""
+    package = ROOT / "corpus_tool"
+    names = [p.name for p in package.iterdir() if p.is_dir() and (p / "__init__.py").is_file()]
+    return names + [p.stem for p in package.glob("*.py") if p.stem != "__init__"]
 
 
 def test_architecture_layer_contracts_are_kept() -> None:
@@ -61,10 +81,7 @@ def test_architecture_side_by_side_packages_may_not_import_each_other(tmp_path: 
 
 def test_architecture_doc_names_every_package_and_top_module() -> None:
     doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    package = ROOT / "corpus_tool"
-    names = [p.name for p in package.iterdir() if p.is_dir() and (p / "__init__.py").is_file()]
-    names += [p.stem for p in package.glob("*.py") if p.stem != "__init__"]
-    missing = [n for n in sorted(names) if f"`{n}" not in doc]
+    missing = [n for n in sorted(_top_names()) if f"`{n}" not in doc]
     assert missing == [], f"docs/architecture.md does not describe: {missing}"
 
 
@@ -79,14 +96,8 @@ def test_architecture_the_core_may_not_import_an_agent_framework(tmp_path: Path)
 
 
 def test_architecture_frameworks_contract_holds_every_module_but_the_adapters() -> None:
-    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    contracts = config["tool"]["importlinter"]["contracts"]
-    (frameworks,) = [c for c in contracts if c["id"] == "frameworks"]
-    package = ROOT / "corpus_tool"
-    names = [p.name for p in package.iterdir() if p.is_dir() and (p / "__init__.py").is_file()]
-    names += [p.stem for p in package.glob("*.py") if p.stem != "__init__"]
-    expected = sorted(f"corpus_tool.{n}" for n in names if n != "adapters")
+    frameworks = _contract("frameworks")
+    expected = sorted(f"corpus_tool.{n}" for n in _top_names() if n != "adapters")
     assert sorted(frameworks["source_modules"]) == expected
     assert {"agents", "langchain_core", "langgraph", "pydantic_ai"} <= set(
         frameworks["forbidden_modules"]
@@ -106,10 +117,7 @@ def test_architecture_a_command_importing_another_breaks_the_commands_contract(
 
 
 def test_architecture_commands_contract_holds_every_command_module() -> None:
-    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    contracts = config["tool"]["importlinter"]["contracts"]
-    (commands,) = [c for c in contracts if c["id"] == "commands"]
+    commands = _contract("commands")
     folder = ROOT / "corpus_tool" / "commands"
     stems = sorted(p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "add_batch"))
     assert sorted(commands["modules"]) == [f"corpus_tool.commands.{s}" for s in stems]
@@ -118,8 +126,7 @@ def test_architecture_commands_contract_holds_every_command_module() -> None:
 def test_the_projects_mypy_hook_has_every_runtime_dependency() -> None:
     """`pre-commit run` types the package against the libraries it imports: a runtime
     dependency missing from the hook's environment fails the hook, not the suite's mypy."""
-    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    config = _pyproject()
     hooks = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
     (mypy,) = [h for repo in hooks["repos"] for h in repo["hooks"] if h["id"] == "mypy"]
 

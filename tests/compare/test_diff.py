@@ -143,6 +143,17 @@ def test_diff_a_name_that_is_neither_a_file_nor_a_case_is_refused(cli: Cli, corp
     )
 
 
+def test_diff_a_case_id_outside_any_corpus_is_a_missing_file(
+    cli: Cli, corpus: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    trace = corpus / "cases/refund-success/trace.yaml"
+    code, out, err = cli("diff", "refund-success", trace, cwd=elsewhere)
+    assert code == 2 and out == ""
+    assert err.strip().endswith("refund-success: no such file") and len(err.splitlines()) == 1
+
+
 def test_diff_runs_differing_only_in_wording_is_benign(
     cli: Cli, corpus: Path, tmp_path: Path
 ) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from tests import processes
 from tests.conftest import EXAMPLES, Cli
 
 GOOD = ["refund-success", "check-refund-timeout-retry", "inventory-zero-stock", "refund-wrong-unit"]
@@ -95,3 +96,46 @@ def test_add_batch_two_files_one_case_id_is_refused(
     result = cli("-C", corpus_dir, "add", a, twin)
     assert result.code == 2 and "twin.json" in result.err
     assert _cases(corpus_dir) == []
+
+
+def _whole_cases(corpus: Path) -> set[str]:
+    """The trace ids of the cases present, each case checked whole: both files parse, and the
+    trace is one of the incidents given. Hidden directories are a write's leftovers, which the
+    next write of that case recovers."""
+    ids = set()
+    for case in (c for c in _cases(corpus) if not c.startswith(".")):
+        trace = yaml.safe_load((corpus / "cases" / case / "trace.yaml").read_text("utf-8"))
+        expected = yaml.safe_load((corpus / "cases" / case / "expected.yaml").read_text("utf-8"))
+        assert trace["id"] == expected["id"] == case and trace["events"], case
+        ids.add(trace["source"]["trace_id"])
+    return ids
+
+
+def test_add_batch_killed_after_any_step_then_run_again_adds_every_incident(
+    tmp_path: Path, corpus_dir: Path, redaction_key: str, cli: Cli
+) -> None:
+    """A batch killed right after each of its steps in turn (CORPUS_KILL_AFTER_STEP) leaves
+    whole cases or none; the same command run again, with --force for the cases already
+    there, ends with every incident a case and a corpus that validates."""
+    a, b, folder = _incidents(tmp_path)
+    everything = _trace_ids(GOOD)
+    step = 0
+    while True:
+        step += 1
+        corpus = tmp_path / f"k{step}"
+        shutil.copytree(corpus_dir, corpus)
+        argv = ["-C", str(corpus), "add", str(a), str(b), str(folder)]
+        env = {"CORPUS_REDACTION_KEY": redaction_key}
+        ran = processes.run(argv, tmp_path, env, tmp_path / "logs", step)
+        if ran.code == 0:
+            break
+        assert ran.code == processes.KILLED, (step, ran)
+        assert _whole_cases(corpus) <= everything, step
+        again = cli("-C", corpus, "add", a, b, folder, "--force")
+        assert again.code == 0, (step, again.err)
+        assert _whole_cases(corpus) == everything, step
+        left = [p.name for p in (corpus / "cases").iterdir() if p.name.startswith(".")]
+        assert left in ([], [".gitkeep"]), (step, left)
+        assert cli("-C", corpus, "validate").code == 0, step
+    assert _whole_cases(corpus) == everything
+    assert step > len(GOOD)  # at least one kill point per case written

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from corpus_tool import files, findings_cache
-from tests.conftest import EXAMPLES, Cli
+from tests import processes
+from tests.conftest import EXAMPLES, TEST_KEY, Cli
 
 PLANTED = "jane.doe@example.com"
 SOON = (date.today() + timedelta(days=30)).isoformat()  # the corpus allows 90 days ahead
@@ -219,3 +220,29 @@ def test_the_key_rules_count_cases_the_cache_answered_for(cli: Cli, corpus: Path
     trace.write_text(text.replace("key_id: k-8005b167ed9c", "key_id: k-000000000001"))
     code, report = same_as_cold(cli, corpus)
     assert code == 1 and ("corpus.yaml", "redaction.split_key") in rules(report)
+
+
+def test_validates_racing_on_one_cache_leave_it_sound_and_say_what_a_cold_run_says(
+    cli: Cli, corpus: Path, cache_dir: Path, tmp_path: Path
+) -> None:
+    """Runs of two corpora sharing one cache file save it at once, round after round, while a
+    case changes between rounds: each run says what `--no-cache` says, and the file left is one
+    whole cache (whichever writer won), its entries answering warm runs of either corpus."""
+    other = tmp_path / "other"
+    shutil.copytree(EXAMPLES / "corpus", other)
+    expected = other / "cases/inventory-zero-stock/expected.yaml"
+    path = cache_dir / findings_cache.FILE_NAME
+    env = {"CORPUS_CACHE_DIR": str(cache_dir), "CORPUS_REDACTION_KEY": TEST_KEY}
+    for round_, tier in enumerate(["fast", "sometimes", "full", "fast"]):
+        expected.write_text(re.sub(r"tier: \w+", f"tier: {tier}", expected.read_text()))
+        logs = tmp_path / f"logs-{round_}"
+        argvs = [["-C", str(root), "validate", "--format", "json"] for root in (corpus, other)]
+        cold = processes.run_together([[*a, "--no-cache"] for a in argvs], tmp_path, env, logs)
+        assert cold[0].code == 1 and "redaction.email" in cold[0].out  # the planted address
+        assert cold[1].code == (tier == "sometimes"), cold[1].out  # the schema knows no such tier
+        for n, ran in enumerate(processes.run_together(argvs * 3, tmp_path, env, logs)):
+            assert (ran.code, ran.out) == (cold[n % 2].code, cold[n % 2].out), (round_, n, ran.err)
+        assert findings_cache._verified_entries(path), (round_, path.read_text()[:200])
+        assert sorted(p.name for p in cache_dir.iterdir()) == [path.name]  # no temporary left
+    same_as_cold(cli, corpus)
+    same_as_cold(cli, other)

@@ -36,6 +36,16 @@ def _running_with(marker: Path) -> list[int]:
     return found
 
 
+def _base_blocks(shop: ShopRepo) -> None:
+    """main's agent blocks inside the replay until the gate is stopped; branch `change`, its
+    agent fine, is checked out."""
+    shop.write("shop/pricing.py", BLOCKING_PRICING)
+    shop.commit("main: an agent that blocks")
+    shop.git("checkout", "-q", "-b", "change")
+    shop.write("shop/pricing.py", PRICING)
+    shop.commit("change")
+
+
 def _ours(pid: int) -> list[Path]:
     return list(Path(tempfile.gettempdir()).glob(f"corpus-gate-{pid}-*"))
 
@@ -44,12 +54,7 @@ def _ours(pid: int) -> list[Path]:
 def test_gate_interrupted_mid_replay_removes_its_worktree(
     shop: ShopRepo, stop: signal.Signals
 ) -> None:
-    # the base side's agent blocks inside the replay until the gate is stopped
-    shop.write("shop/pricing.py", BLOCKING_PRICING)
-    shop.commit("main: an agent that blocks")
-    shop.git("checkout", "-q", "-b", "change")
-    shop.write("shop/pricing.py", PRICING)
-    shop.commit("change")
+    _base_blocks(shop)
     shop.write("wip.txt", "uncommitted work\n")
     before = shop.state()
     marker = Path(shop.env["GATE_MARKER"])
@@ -79,11 +84,7 @@ def test_gate_interrupted_mid_replay_removes_its_worktree(
 
 
 def test_gate_sweeps_a_worktree_left_by_a_killed_gate(shop: ShopRepo) -> None:
-    shop.write("shop/pricing.py", BLOCKING_PRICING)
-    shop.commit("main: an agent that blocks")
-    shop.git("checkout", "-q", "-b", "change")
-    shop.write("shop/pricing.py", PRICING)
-    shop.commit("change")
+    _base_blocks(shop)
     marker = Path(shop.env["GATE_MARKER"])
     process = subprocess.Popen(
         shop.argv("gate", "--base", "main", "--timeout", "600"),
@@ -98,6 +99,8 @@ def test_gate_sweeps_a_worktree_left_by_a_killed_gate(shop: ShopRepo) -> None:
     finally:
         os.killpg(process.pid, signal.SIGKILL)  # no finally runs: the worktree stays
         process.wait()
+        for pid in _running_with(marker):  # the worker, in a session of its own, lives on
+            os.kill(pid, signal.SIGKILL)
     assert f"corpus-gate-{process.pid}-" in shop.git("worktree", "list", "--porcelain")
     marker.unlink()
     # the next run on a base that does not block sweeps the leftover
