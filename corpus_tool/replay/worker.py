@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -131,9 +132,11 @@ def _identity(fd: int) -> tuple[int, int] | None:
 
 def main() -> None:
     """The worker process: set up, import the agent, serve cases until the parent hangs up."""
+    parent = os.getppid()  # before anything can block: the parent that must outlive us
     channel = Channel()
     setup = wire.decode_setup(channel.receive())
     isolation = isolate(setup.readonly) if setup.namespaces else Isolation(False, False, "off")
+    _die_with_parent(parent, setup.capture.parent)  # after unshare: it needs one thread
     stack_file = _stack_on_signal(setup.stack)
     fence = Fence(setup.readonly, refuse_processes=not isolation.network)
     fence.install()
@@ -160,6 +163,26 @@ def _import(setup: wire.WorkerSetup, held: contextlib.ExitStack) -> Agent:
     libraries (two `AIMessage` classes, and pydantic refusing the one it did not expect).
     """
     return held.enter_context(entrypoint(Corpus(setup.corpus_root, setup.config)))
+
+
+PARENT_POLL_S = 0.5
+
+
+def _die_with_parent(parent: int, scratch: Path) -> None:
+    """A watchdog thread: once the parent is gone without closing our pipe (killed -9, or its
+    CI job killed), remove this worker's scratch directory and kill its process group (the
+    worker and whatever the agent started), even while agent code is blocked in a case."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        shutil.rmtree(scratch, ignore_errors=True)
+        if hasattr(os, "killpg"):
+            with contextlib.suppress(OSError):
+                os.killpg(os.getpgid(0), signal.SIGKILL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="corpus-parent-watch", daemon=True).start()
 
 
 def _stack_on_signal(path: Path) -> Any:

@@ -159,11 +159,6 @@ def test_minimize_killed_mid_search_keeps_the_case_and_the_next_run_works(
     assert cli("-C", corpus, "validate").code == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: a replay worker runs in its own session and nothing in it notices its "
-    "grading process died, so a `kill -9` of minimize/check leaves the agent running",
-)
 def test_minimize_killed_mid_search_leaves_no_worker_behind(
     blocking: tuple[Path, Path, set[int]],
 ) -> None:

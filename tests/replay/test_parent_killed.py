@@ -1,0 +1,81 @@
+"""`kill -9` of the grading process (a CI job killed, an OOM kill): nothing it started lives on.
+
+The worker notices its parent is gone even while the agent is blocked in a case, and takes its
+process group (the agent's own children) and its scratch directory with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TEST_KEY
+from tests.replay.conftest import copy_corpus
+
+GRACE_S = 10.0
+
+BLOCKER = """
+import json, os, subprocess, sys, time
+
+def run(case_input, rt):
+    try:  # a child of the agent's own (refused where the fence forbids processes)
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"]).pid
+    except Exception:
+        child = None
+    marks = {{"worker": os.getpid(), "child": child, "tmp": os.environ["TMPDIR"]}}
+    with open({marks!r}, "w") as out:
+        json.dump(marks, out)
+    time.sleep(600)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether the process lives (a zombie, or a pid reused by another program, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z" and sys.executable.encode() in cmdline
+
+
+def _gone(pid: int) -> bool:
+    deadline = time.monotonic() + GRACE_S
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not _alive(pid)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_replay_killed_leaves_no_worker_agent_child_or_scratch_behind(tmp_path: Path) -> None:
+    marks = tmp_path / "marks.json"
+    corpus = copy_corpus(tmp_path, "blocker:run")
+    (corpus / "blocker.py").write_text(BLOCKER.format(marks=str(marks)), encoding="utf-8")
+    env = {**os.environ, "CORPUS_REDACTION_KEY": TEST_KEY}
+    argv = [sys.executable, "-m", "corpus_tool", "-C", str(corpus), "replay", "refund-success"]
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen: dict[str, object] = {}
+    try:
+        deadline = time.monotonic() + 60
+        while not seen and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.1)
+            if marks.is_file() and marks.read_text():
+                seen = json.loads(marks.read_text())
+        assert seen, "the agent never started"
+        process.kill()  # kill -9: no finally, no cleanup in the grading process
+        process.wait()
+        pids = [int(str(p)) for p in (seen["worker"], seen["child"]) if p is not None]
+        assert [p for p in pids if not _gone(p)] == [], "outlived the grading process"
+        scratch = Path(str(seen["tmp"])).parent
+        assert not scratch.exists(), f"{scratch} left behind"
+    finally:
+        process.kill()
+        for pid in [seen.get("worker"), seen.get("child")]:
+            if pid is not None and _alive(int(str(pid))):
+                os.kill(int(str(pid)), 9)
