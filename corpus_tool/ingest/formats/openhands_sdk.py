@@ -146,9 +146,13 @@ class _Reader:
         self.tools: list[Any] | None = None
         self.answered: set[str] = set()
         self.answers: dict[str, dict[str, Any]] = {}
+        self.responses: dict[str, list[dict[str, Any]]] = {}  # the actions of each response
         for e in stream:
             if e.get("kind") in _ANSWERS and e.get("tool_call_id") is not None:
                 self.answers.setdefault(str(e["tool_call_id"]), e)
+            key = _response_key(e)
+            if key is not None:
+                self.responses.setdefault(key, []).append(e)
         self.last: dict[str, Any] = {}
 
     def read(self) -> None:
@@ -192,8 +196,7 @@ class _Reader:
         if key in self.answered:
             return
         self.answered.add(key)
-        same = [e for e in self.stream if _response_key(e) == key]
-        calls = [_call(e) for e in same]
+        calls = [_call(e) for e in self.responses[key]]
         said = text_of(event.get("thought")) or None
         self.events.append(
             model_event(self.model, list(self.history), said, calls, tools=self.tools,
