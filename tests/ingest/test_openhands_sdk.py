@@ -197,6 +197,24 @@ def test_conversation_with_a_malformed_file_is_refused_naming_it(
     assert _cases(corpus) == []
 
 
+def test_conversation_over_the_input_limit_together_is_refused(
+    tmp_path: Path,
+    corpus: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each file is under the limit, the conversation is not: one incident, one limit."""
+    sizes = [f.stat().st_size for f in [CONVERSATION / "base_state.json", *_event_files()]]
+    limit = max(sizes) + 1
+    assert sum(sizes) > limit
+    monkeypatch.setenv("CORPUS_MAX_INPUT_BYTES", str(limit))
+    assert main(["-C", str(corpus), "add", str(CONVERSATION)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(CONVERSATION) in err
+    assert f"over the {limit:,}-byte limit together" in err
+    assert _cases(corpus) == []
+
+
 def test_conversation_without_event_files_is_refused(
     tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

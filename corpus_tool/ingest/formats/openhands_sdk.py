@@ -66,13 +66,31 @@ def is_conversation(path: Path) -> bool:
 def read_conversation(path: Path) -> dict[str, Any]:
     """`{base_state, events}` of a conversation directory, the events in file-name order
     (`event-NNNNN-...`: the order the SDK wrote them); a file that is not JSON is refused."""
-    state_file = path / "base_state.json"
-    state = files.parse_json(files.read_bytes(state_file), state_file)
+    budget = _Budget(path, files.input_limit())
+    state = budget.parse(path / "base_state.json")
     names = sorted(p for p in (path / "events").glob("*.json") if p.is_file())
     if not names:
         raise InputError("the conversation's events/ holds no event files", path)
-    events = [files.parse_json(files.read_bytes(f), f) for f in names]
-    return {"base_state": state, "events": events}
+    return {"base_state": state, "events": [budget.parse(f) for f in names]}
+
+
+class _Budget:
+    """The conversation's files are one incident: held together to one incident's size limit
+    (each under it, thousands of event files could still fill the memory)."""
+
+    def __init__(self, conversation: Path, limit: int) -> None:
+        self.conversation, self.limit, self.left = conversation, limit, limit
+
+    def parse(self, file: Path) -> Any:
+        raw = files.read_bytes(file)
+        self.left -= len(raw)
+        if self.left < 0:
+            raise InputError(
+                f"the conversation's files are over the {self.limit:,}-byte limit together; "
+                "cut the conversation, or raise CORPUS_MAX_INPUT_BYTES",
+                self.conversation,
+            )
+        return files.parse_json(raw, file)
 
 
 class OpenHandsSdkImporter:
