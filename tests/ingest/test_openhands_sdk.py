@@ -37,18 +37,17 @@ def _sdk_wrote(corpus: Path) -> tuple[str, str, list[Any]]:
     """(model id, system prompt, tools offered) as the SDK wrote them, the prompt and tools
     as a corpus stores them: `corpus add` pseudonymises every detected personal value (the
     SDK's prompt names a vendor email address), so an agent replaying the case sends that."""
-    state = json.loads((CONVERSATION / "base_state.json").read_text(encoding="utf-8"))
-    system = json.loads(_event_files()[0].read_text(encoding="utf-8"))
-    assert system["kind"] == "SystemPromptEvent"
+    model, sent_prompt, sent_tools = _sdk_sent()
     key = redact.load_key({}, corpus, os.environ)
-    prompt, tools = redact.redact([system["system_prompt"]["text"], system["tools"]], key).value
-    return state["agent"]["llm"]["model"], prompt, tools
+    prompt, tools = redact.redact([sent_prompt, sent_tools], key).value
+    return model, prompt, tools
 
 
 def _sdk_sent() -> tuple[str, str, list[Any]]:
     """(model id, system prompt, tools offered) exactly as the SDK wrote and sent them."""
     state = json.loads((CONVERSATION / "base_state.json").read_text(encoding="utf-8"))
     system = json.loads(_event_files()[0].read_text(encoding="utf-8"))
+    assert system["kind"] == "SystemPromptEvent"
     return state["agent"]["llm"]["model"], system["system_prompt"]["text"], system["tools"]
 
 
