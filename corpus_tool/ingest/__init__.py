@@ -39,17 +39,27 @@ def is_one_incident(path: Path) -> bool:
 def parse(raw: bytes, path: Path, name: str = "auto") -> tuple[Any, Importer]:
     """Parse a file's bytes (JSON, or the format's own reader) and pick its importer."""
     importers = registry()
-    chosen: Importer | None = importers.get(name)
     if name == "auto":
-        chosen = next((i for i in importers.values() if _claims(i, raw, path)), None)
+        return _parse_auto(raw, path, importers)
+    chosen = importers.get(name)
     if isinstance(chosen, ReadsBytes):
         return chosen.read(raw, path), chosen
     data = files.parse_json(raw, path)
     return data, pick(data, path, name)
 
 
-def _claims(importer: Importer, raw: bytes, path: Path) -> bool:
-    return isinstance(importer, ReadsBytes) and importer.sniff_bytes(raw, path)
+def _parse_auto(raw: bytes, path: Path, importers: dict[str, Importer]) -> tuple[Any, Importer]:
+    """One JSON parse; bytes that are not one JSON document (an archive, JSON lines, a log)
+    go to the importer that reads its own bytes, else the JSON error stands."""
+    try:
+        data = files.parse_json(raw, path)
+    except InputError:
+        readers = (i for i in importers.values() if isinstance(i, ReadsBytes))
+        reader = next((i for i in readers if i.sniff_bytes(raw, path)), None)
+        if reader is None:
+            raise
+        return reader.read(raw, path), reader
+    return data, pick(data, path)
 
 
 _SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)

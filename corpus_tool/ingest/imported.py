@@ -42,7 +42,7 @@ class ReadsBytes(Protocol):
     """An importer whose files are not JSON text (a zip archive): it reads its own bytes."""
 
     def sniff_bytes(self, raw: bytes, path: Path) -> bool:
-        """Whether the raw file looks like this format, before any parsing."""
+        """Whether the raw file, which is not one JSON document, looks like this format."""
 
     def read(self, raw: bytes, path: Path) -> Any:
         """The file's content, parsed, for `sniff` and `load`."""

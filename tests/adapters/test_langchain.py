@@ -18,7 +18,8 @@ from corpus_tool.cli import main
 from corpus_tool.model.events import ToolCallEvent
 from corpus_tool.replay.record import RecordMeta, record
 from examples.export_support import ScriptedChatModel
-from tests.ingest.test_sdk_langchain import RecordingClient, _run_chain, weather_loop
+from tests.ingest.langchain_loop import RecordingClient
+from tests.ingest.test_sdk_langchain import _run_chain, weather_loop
 from tests.ingest.test_sdk_langchain import get_station as chain_station
 from tests.ingest.test_sdk_langchain import get_weather as chain_weather
 from tests.replaying import replay_case

@@ -209,3 +209,27 @@ def test_mcp_jsonrpc_errors_and_cancellations(tmp_path: Path) -> None:
         ("slow", {"n": 1}, {"type": "Cancelled", "message": "timeout"}),
         ("echo", {"s": "[1]"}, [1, 2]),  # JSON text of a single text part: the structure
     ]
+
+
+def test_mcp_messages_as_one_json_array_hold_what_the_client_got(
+    mcp_run: tuple[Path, Truth], tmp_path: Path
+) -> None:
+    log, truth = mcp_run
+    lines = log.read_text(encoding="utf-8").splitlines()
+    doc = tmp_path / "messages.json"
+    doc.write_text(json.dumps([json.loads(line[line.index("{") :]) for line in lines]))
+    (run,) = load(doc)
+    assert run.format == "mcp"
+    assert calls(run.body) == truth
+
+
+def test_mcp_marker_in_a_too_deep_document_is_refused_in_one_line(
+    tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not a crash: such a file was once parsed by the sniffing alone, past the depth limit."""
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"jsonrpc": "2.0", "id": 1, "result": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert main(["-C", str(corpus), "add", str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(deep) in err and "internal error" not in err
+    assert not [p for p in (corpus / "cases").iterdir() if p.is_dir()]

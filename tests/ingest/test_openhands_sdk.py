@@ -37,18 +37,17 @@ def _sdk_wrote(corpus: Path) -> tuple[str, str, list[Any]]:
     """(model id, system prompt, tools offered) as the SDK wrote them, the prompt and tools
     as a corpus stores them: `corpus add` pseudonymises every detected personal value (the
     SDK's prompt names a vendor email address), so an agent replaying the case sends that."""
-    state = json.loads((CONVERSATION / "base_state.json").read_text(encoding="utf-8"))
-    system = json.loads(_event_files()[0].read_text(encoding="utf-8"))
-    assert system["kind"] == "SystemPromptEvent"
+    model, sent_prompt, sent_tools = _sdk_sent()
     key = redact.load_key({}, corpus, os.environ)
-    prompt, tools = redact.redact([system["system_prompt"]["text"], system["tools"]], key).value
-    return state["agent"]["llm"]["model"], prompt, tools
+    prompt, tools = redact.redact([sent_prompt, sent_tools], key).value
+    return model, prompt, tools
 
 
 def _sdk_sent() -> tuple[str, str, list[Any]]:
     """(model id, system prompt, tools offered) exactly as the SDK wrote and sent them."""
     state = json.loads((CONVERSATION / "base_state.json").read_text(encoding="utf-8"))
     system = json.loads(_event_files()[0].read_text(encoding="utf-8"))
+    assert system["kind"] == "SystemPromptEvent"
     return state["agent"]["llm"]["model"], system["system_prompt"]["text"], system["tools"]
 
 
@@ -194,6 +193,24 @@ def test_conversation_with_a_malformed_file_is_refused_naming_it(
     assert main(["-C", str(corpus), "add", str(conversation)]) == 2
     err = capsys.readouterr().err
     assert str(bad) in err and err.count("\n") == 1
+    assert _cases(corpus) == []
+
+
+def test_conversation_over_the_input_limit_together_is_refused(
+    tmp_path: Path,
+    corpus: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each file is under the limit, the conversation is not: one incident, one limit."""
+    sizes = [f.stat().st_size for f in [CONVERSATION / "base_state.json", *_event_files()]]
+    limit = max(sizes) + 1
+    assert sum(sizes) > limit
+    monkeypatch.setenv("CORPUS_MAX_INPUT_BYTES", str(limit))
+    assert main(["-C", str(corpus), "add", str(CONVERSATION)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(CONVERSATION) in err
+    assert f"over the {limit:,}-byte limit together" in err
     assert _cases(corpus) == []
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.tools import tool
 from langchain_core.tracers.langchain import LangChainTracer
@@ -17,25 +17,9 @@ from langsmith._internal._serde import dumps_json
 
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
+from tests.ingest.langchain_loop import RecordingClient, tool_loop
 from tests.ingest.replaying import chat_agent
 from tests.replaying import replay_case
-
-
-class RecordingClient:
-    """Stands in for the LangSmith client: keeps the run payloads the tracer posts and patches."""
-
-    def __init__(self) -> None:
-        self.post: list[dict[str, Any]] = []
-        self.patch: list[dict[str, Any]] = []
-
-    def create_run(self, **run: Any) -> None:
-        self.post.append(run)
-
-    def update_run(self, run_id: Any, **run: Any) -> None:
-        self.patch.append({"id": run_id, **run})
-
-    def flush(self) -> None:
-        pass
 
 
 class ScriptedChatModel(GenericFakeChatModel):
@@ -55,23 +39,10 @@ def get_station(station_id: str) -> str:
 
 
 def weather_loop(model: Any, tools: list[Any]) -> Callable[[str, RunnableConfig], Any]:
-    """A hand-written tool-calling loop: ask, run each tool asked for, until an answer."""
-    by_name = {t.name: t for t in tools}
-
-    def loop(question: str, config: RunnableConfig) -> Any:
-        messages: list[Any] = [SystemMessage("Answer weather questions."), HumanMessage(question)]
-        while True:
-            ai = model.invoke(messages, config=config)
-            messages.append(ai)
-            if not ai.tool_calls:
-                return ai.content
-            for call in ai.tool_calls:
-                try:
-                    messages.append(by_name[call["name"]].invoke(call, config=config))
-                except LookupError as err:
-                    messages.append(ToolMessage(content=f"Error: {err}", tool_call_id=call["id"]))
-
-    return loop
+    """The weather loop: a failed station lookup is told to the model as `Error: ...`."""
+    return tool_loop(
+        model, tools, "Answer weather questions.", LookupError, lambda e: f"Error: {e}"
+    )
 
 
 def _run_chain(tmp_path: Path) -> Path:
@@ -96,14 +67,17 @@ def _run_chain(tmp_path: Path) -> Path:
     return path
 
 
+RAN = [  # what the scripted run's tools got and gave (get_station raises LookupError)
+    ("get_weather", {"city": "Tokyo"}, "sunny in Tokyo"),
+    ("get_station", {"station_id": "x9"}, {"type": "LookupError", "message": "no station x9"}),
+]
+
+
 def test_langchain_runs_import_tools_errors_and_output(tmp_path: Path) -> None:
     (run,) = load(_run_chain(tmp_path))
     body = run.body
     assert run.format == "langsmith"
-    assert calls(body) == [
-        ("get_weather", {"city": "Tokyo"}, "sunny in Tokyo"),
-        ("get_station", {"station_id": "x9"}, {"type": "LookupError", "message": "no station x9"}),
-    ]
+    assert calls(body) == RAN
     assert body["terminal"] == {"status": "succeeded", "output": "It is sunny in Tokyo."}
     assert body["recorded"]["models"] == ["fake-chat-1"]
     assert body["recorded"]["agent"]["name"] == "weather-chain"
@@ -117,7 +91,9 @@ def test_langchain_flat_run_list_imports_the_same(tmp_path: Path) -> None:
         merged[patch["id"]].update({k: v for k, v in patch.items() if v is not None})
     flat = tmp_path / "flat.json"
     flat.write_text(json.dumps(list(reversed(merged.values()))))  # order comes from dotted_order
-    assert calls(load(flat)[0].body) == calls(load(tmp_path / "langsmith-runs.json")[0].body)
+    (run,) = load(flat)
+    assert calls(run.body) == RAN  # the script's truth, not the other reading's output
+    assert run.body["terminal"] == {"status": "succeeded", "output": "It is sunny in Tokyo."}
 
 
 def test_langchain_case_replays_strictly_against_runtime_agent(

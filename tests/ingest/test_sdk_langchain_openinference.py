@@ -13,13 +13,14 @@ from typing import Any
 
 import yaml
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import tool
 from openinference.instrumentation.langchain import LangChainInstrumentor
 
 from corpus_tool.cli import main
 from tests.ingest.conftest import calls, load, problems
+from tests.ingest.langchain_loop import tool_loop
 from tests.ingest.otel_export import recording
 from tests.ingest.replaying import chat_agent
 from tests.replaying import replay_case
@@ -56,21 +57,8 @@ def _run(tmp_path: Path) -> tuple[Path, list[tuple[str, dict[str, Any], Any]]]:
         ]),
         AIMessage(content="The refund check timed out."),
     ]))  # fmt: skip
-    tools = {"get_order": get_order, "check_refund": check_refund}
-
-    def loop(question: str, config: RunnableConfig) -> Any:
-        messages: list[Any] = [SystemMessage(SYSTEM), HumanMessage(question)]
-        while True:
-            ai = model.invoke(messages, config=config)
-            messages.append(ai)
-            if not ai.tool_calls:
-                return ai.content
-            for call in ai.tool_calls:
-                try:
-                    messages.append(tools[call["name"]].invoke(call, config=config))
-                except TimeoutError as err:
-                    text = f"Error: {type(err).__name__}: {err}"
-                    messages.append(ToolMessage(content=text, tool_call_id=call["id"]))
+    loop = tool_loop(model, [get_order, check_refund], SYSTEM, TimeoutError,
+                     lambda err: f"Error: {type(err).__name__}: {err}")  # fmt: skip
 
     with recording("refund-service") as (provider, exporter):
         instrumentor = LangChainInstrumentor()

@@ -49,14 +49,9 @@ class McpImporter:
     name = "mcp"
 
     def sniff_bytes(self, raw: bytes, path: Path) -> bool:
-        """JSON lines or log lines of JSON-RPC messages (one JSON document is sniffed later)."""
-        if b'"jsonrpc"' not in raw[:65536]:
-            return False
-        try:
-            json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            return True
-        return False
+        """JSON lines or log lines of JSON-RPC messages (`ingest.parse` asks only about bytes
+        that are not one JSON document: one document is parsed once and sniffed as data)."""
+        return b'"jsonrpc"' in raw[:65536]
 
     def read(self, raw: bytes, path: Path) -> Any:
         try:

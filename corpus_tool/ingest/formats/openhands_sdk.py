@@ -66,13 +66,31 @@ def is_conversation(path: Path) -> bool:
 def read_conversation(path: Path) -> dict[str, Any]:
     """`{base_state, events}` of a conversation directory, the events in file-name order
     (`event-NNNNN-...`: the order the SDK wrote them); a file that is not JSON is refused."""
-    state_file = path / "base_state.json"
-    state = files.parse_json(files.read_bytes(state_file), state_file)
+    budget = _Budget(path, files.input_limit())
+    state = budget.parse(path / "base_state.json")
     names = sorted(p for p in (path / "events").glob("*.json") if p.is_file())
     if not names:
         raise InputError("the conversation's events/ holds no event files", path)
-    events = [files.parse_json(files.read_bytes(f), f) for f in names]
-    return {"base_state": state, "events": events}
+    return {"base_state": state, "events": [budget.parse(f) for f in names]}
+
+
+class _Budget:
+    """The conversation's files are one incident: held together to one incident's size limit
+    (each under it, thousands of event files could still fill the memory)."""
+
+    def __init__(self, conversation: Path, limit: int) -> None:
+        self.conversation, self.limit, self.left = conversation, limit, limit
+
+    def parse(self, file: Path) -> Any:
+        raw = files.read_bytes(file)
+        self.left -= len(raw)
+        if self.left < 0:
+            raise InputError(
+                f"the conversation's files are over the {self.limit:,}-byte limit together; "
+                "cut the conversation, or raise CORPUS_MAX_INPUT_BYTES",
+                self.conversation,
+            )
+        return files.parse_json(raw, file)
 
 
 class OpenHandsSdkImporter:
@@ -146,9 +164,13 @@ class _Reader:
         self.tools: list[Any] | None = None
         self.answered: set[str] = set()
         self.answers: dict[str, dict[str, Any]] = {}
+        self.responses: dict[str, list[dict[str, Any]]] = {}  # the actions of each response
         for e in stream:
             if e.get("kind") in _ANSWERS and e.get("tool_call_id") is not None:
                 self.answers.setdefault(str(e["tool_call_id"]), e)
+            key = _response_key(e)
+            if key is not None:
+                self.responses.setdefault(key, []).append(e)
         self.last: dict[str, Any] = {}
 
     def read(self) -> None:
@@ -192,8 +214,7 @@ class _Reader:
         if key in self.answered:
             return
         self.answered.add(key)
-        same = [e for e in self.stream if _response_key(e) == key]
-        calls = [_call(e) for e in same]
+        calls = [_call(e) for e in self.responses[key]]
         said = text_of(event.get("thought")) or None
         self.events.append(
             model_event(self.model, list(self.history), said, calls, tools=self.tools,
