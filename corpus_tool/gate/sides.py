@@ -66,12 +66,10 @@ def empty_document() -> dict[str, Any]:
 def read_results(path: Path) -> dict[str, Any]:
     """A results document (`corpus replay|check --results FILE`), schema-checked."""
     doc = files.parse_json(files.read_bytes(path), path)
-    problems = schema.errors("results", doc)
-    if problems:
-        where = schema.json_path(problems[0].absolute_path)
+    problem = schema.first_problem("results", doc, plain=True)  # JSON: the compiled check
+    if problem:
         raise InputError(
-            f"not a results document ({where}: {problems[0].message}); write one with "
-            "`corpus replay --results FILE`",
+            f"not a results document ({problem}); write one with `corpus replay --results FILE`",
             path,
         )
     if not isinstance(doc, dict):  # the schema says object; this tells mypy
