@@ -101,3 +101,32 @@ def test_diff_refuses_a_results_document_the_schema_refuses(
     assert (code, out) == (2, "")
     assert "not a valid results document: $.cases[0].verdict: 'maybe'" in err
     assert str(bad) in err
+
+
+def _modules_after(*args: str | Path) -> set[str]:
+    """The modules a `corpus ARGS...` process has loaded by the time it ends."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('\\n'.join(sorted(sys.modules)), file=sys.stderr))\n"
+        "from corpus_tool.cli import main\n"
+        f"sys.exit(main({[str(a) for a in args]!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return set(done.stderr.split())
+
+
+@pytest.mark.parametrize(
+    "args", [("status",), ("status", "--results", "RESULTS"), ("waivers", "list")]
+)
+def test_reading_waivers_and_results_loads_no_replay_engine_or_grader(
+    results: Path, args: tuple[str, ...]
+) -> None:
+    corpus = results.parent / "examples"
+    given = [str(results) if a == "RESULTS" else a for a in args]
+    modules = _modules_after("-C", corpus, *given)
+    assert "corpus_tool.gate.waivers" in modules  # the waivers were read
+    loaded = {m.split(".")[1] for m in modules if m.startswith("corpus_tool.")}
+    assert not loaded & {"replay", "grade"}, sorted(loaded)
