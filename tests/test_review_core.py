@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from corpus_tool import files, findings_cache
-from tests.conftest import EXAMPLES, ROOT, Cli
+from tests.conftest import EXAMPLES, ROOT, Cli, git
 
 
 @pytest.fixture
@@ -130,3 +130,32 @@ def test_reading_waivers_and_results_loads_no_replay_engine_or_grader(
     assert "corpus_tool.gate.waivers" in modules  # the waivers were read
     loaded = {m.split(".")[1] for m in modules if m.startswith("corpus_tool.")}
     assert not loaded & {"replay", "grade"}, sorted(loaded)
+
+
+@pytest.fixture
+def history(git_repo: Path) -> Path:
+    """A repository whose evals/ holds the example corpus, committed."""
+    shutil.copytree(EXAMPLES / "corpus", git_repo / "evals")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "corpus")
+    return git_repo
+
+
+def test_affected_checks_the_head_corpus_yaml_without_loading_jsonschema(history: Path) -> None:
+    trace = history / "evals/cases/refund-success/trace.yaml"
+    trace.write_text(trace.read_text(encoding="utf-8").replace("channel: web", "channel: app"))
+    git(history, "commit", "-q", "-am", "edit a case")
+    modules = _modules_after("-C", history / "evals", "affected", "--base", "HEAD~1")
+    assert "corpus_tool.select.changed" in modules
+    assert not {m for m in modules if m.split(".")[0] == "jsonschema"}
+
+
+def test_affected_refuses_a_head_corpus_yaml_the_schema_refuses(cli: Cli, history: Path) -> None:
+    """The compiled check only ever says "valid": a bad entrypoint still names its place."""
+    config = history / "evals/corpus.yaml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("examples.refund_agent.agent:run", "not an entrypoint"))
+    git(history, "commit", "-q", "-am", "break the entrypoint")
+    code, out, err = cli("-C", history / "evals", "affected", "--base", "HEAD~1")
+    assert (code, out) == (2, "")
+    assert "corpus.yaml" in err and "$.agent.entrypoint: 'not an entrypoint' does not match" in err
