@@ -9,6 +9,7 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -292,6 +293,37 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def checksummed_text(format_version: int, body: Mapping[str, Any]) -> str:
+    """A cache file's text: a SHA-256 line, then one line of JSON (`body` and its format)."""
+    text = json.dumps({**body, "format": format_version}, sort_keys=True, separators=(",", ":"))
+    return f"sha256 {_sha256(text)}\n{text}"
+
+
+def read_checksummed(path: Path, format_version: int) -> dict[str, Any] | None:
+    """The JSON object of a file checksummed_text wrote; None for anything suspect (missing,
+    not a regular file, too big, not UTF-8, a checksum or format that does not match, JSON too
+    deep to decode): a cache is rebuilt, never trusted and never a reason to stop."""
+    try:  # read_bytes refuses a FIFO (which would block), a device or a huge file
+        header, _, text = read_bytes(path).decode("utf-8").partition("\n")
+    except (InputError, UnicodeDecodeError):
+        return None
+    if header != f"sha256 {_sha256(text)}":
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # a checksummed file can still nest too deep
+        return None
+    if not isinstance(data, dict) or data.get("format") != format_version:
+        return None
+    return data
+
+
+def _sha256(text: str) -> str:
+    import hashlib  # only the caches need it: commands that write no cache skip loading OpenSSL
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def umask() -> int:

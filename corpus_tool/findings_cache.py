@@ -87,12 +87,10 @@ class FindingsCache:
             return
         if len(self._entries) > 2 * len(self._used) + SPARE_ENTRIES:
             self._entries = {k: v for k, v in self._entries.items() if k in self._used}
-        body = json.dumps(
-            {"format": FORMAT, "entries": self._entries}, sort_keys=True, separators=(",", ":")
-        )
+        text = files.checksummed_text(FORMAT, {"entries": self._entries})
         # A read-only .git or a full disk is no reason to fail: the next run validates again.
         with contextlib.suppress(OSError, InputError):
-            files.atomic_write(self.path, f"sha256 {_digest(body)}\n{body}")
+            files.atomic_write(self.path, text)
 
 
 def case_key(context: str, case_id: str, contents: Iterable[bytes]) -> str:
@@ -182,19 +180,8 @@ def _digest_bytes(data: bytes) -> str:
 
 
 def _verified_entries(path: Path) -> dict[str, Any] | None:
-    try:
-        header, _, body = path.read_text(encoding="utf-8").partition("\n")
-    except (OSError, UnicodeDecodeError):
-        return None
-    if header != f"sha256 {_digest(body)}":
-        return None
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        return None
-    entries = data.get("entries")
+    data = files.read_checksummed(path, FORMAT)
+    entries = data.get("entries") if data is not None else None
     return entries if isinstance(entries, dict) else None
 
 

@@ -10,6 +10,7 @@ that copy; findings name the repository's paths. What is checked is what would b
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 from collections.abc import Callable, Iterable
@@ -70,7 +71,7 @@ class Index:
 
     def at_head(self, paths: list[str]) -> set[str]:
         """Which of these files HEAD holds."""
-        if not paths or not self._has_head():
+        if not paths or not self._has_head:
             return set()
         return set(_split(self.run("ls-tree", "-z", "--name-only", "HEAD", "--", *paths)))
 
@@ -84,7 +85,7 @@ class Index:
         return self._git(self.root, "--literal-pathspecs", *args, stdin=stdin)
 
     def _head(self) -> str:
-        if self._has_head():
+        if self._has_head:
             return "HEAD"
         return (
             self.run("hash-object", "-t", "tree", "--stdin", stdin=EMPTY_TREE_INPUT)
@@ -92,7 +93,9 @@ class Index:
             .strip()
         )
 
+    @functools.cached_property
     def _has_head(self) -> bool:
+        """Whether HEAD names a commit (asked once: a run does not commit)."""
         try:
             self.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
         except UsageError:
@@ -192,19 +195,20 @@ class StagedCopy:
 
 
 def copies(
-    start: Path, only: Path | None, scratch: Path, show: Callable[[Path], str]
+    index: Index, only: Path | None, scratch: Path, show: Callable[[Path], str]
 ) -> tuple[list[StagedCopy], list[Finding]]:
     """Copy each corpus the staged change touches out of the index; findings no copy can show.
 
     `only` (a corpus directory, from -C) keeps that corpus alone. A corpus whose corpus.yaml the
     change deletes is not copied: while cases or waivers stay, that deletion is the finding.
     """
-    index = Index(start)
     made: list[StagedCopy] = []
     found: list[Finding] = []
     for corpus in touched(index, index.changed(), _prefix(index, only)):
-        listing = index.listed([f"{corpus.prefix}{CASES}/", f"{corpus.prefix}{WAIVERS}/"])
-        config = index.listed([corpus.config_path])
+        listing = index.listed(
+            [f"{corpus.prefix}{CASES}/", f"{corpus.prefix}{WAIVERS}/", corpus.config_path]
+        )
+        config = listing.pop(corpus.config_path, None)
         left = [leftover_finding(p, show(index.root / p)) for p in sorted(corpus.leftovers)]
         if not config:
             rest = [p for p in listing if _case_name(corpus, p) or _is_waiver(corpus, p)]
@@ -239,7 +243,8 @@ def _copy(
     (root / WAIVERS).mkdir(exist_ok=True)
     waivers = {root / p[len(corpus.prefix) :] for p in corpus.waivers if p in listing}
     vanished = corpus.cases - ids
-    waivers |= {w for w in (root / WAIVERS).iterdir() if _waiver_case(w) in vanished}
+    if vanished:  # only a deleted case makes a waiver worth reading here
+        waivers |= {w for w in (root / WAIVERS).iterdir() if _waiver_case(w) in vanished}
     return StagedCopy(
         root,
         index.root / corpus.prefix,

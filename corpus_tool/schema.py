@@ -57,6 +57,15 @@ def errors(kind: str, document: Any, plain: bool = False) -> list[ValidationErro
     return _sorted_errors(validator(kind), document)
 
 
+def first_problem(kind: str, document: Any, plain: bool = False) -> str | None:
+    """`$.path: message` of a document's first schema error (in errors()' order); None when
+    it is valid. `plain` as for errors(): JSON-parsed documents always are."""
+    problems = errors(kind, document, plain)
+    if not problems:
+        return None
+    return f"{json_path(problems[0].absolute_path)}: {problems[0].message}"
+
+
 def part_errors(kind: str, prop: str, value: Any) -> list[ValidationError]:
     """Schema errors of one top-level property's value (expected.yaml's `expect`), with paths
     relative to it: for callers that hold a part of a document, not a file."""

@@ -12,9 +12,9 @@ from corpus_tool import files
 from corpus_tool.corpus import locate
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.gate import markdown, report
+from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.policy import Decision, judge
 from corpus_tool.gate.revisions import Revisions, compare_revisions
-from corpus_tool.gate.sides import read_results
 from corpus_tool.replay import results
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.suite import RunOptions

@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from corpus_tool import files
 from corpus_tool.corpus import Corpus
-from corpus_tool.gate.sides import read_results
+from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.status import SOON_DAYS, Status, status
 from corpus_tool.gate.waivers import read_book
 

@@ -132,7 +132,8 @@ def _staged(
     root: Path | None, cwd: Path, scratch: Path, show: validation.Show
 ) -> tuple[list[Targets], validation.Show]:
     """One target per corpus the staged change touches, in its copy out of the index."""
-    top = index.Index(cwd if root is None else root).root
+    repository = index.Index(cwd if root is None else root)
+    top = repository.root
 
     def shown(path: Path) -> str:  # a scratch path, shown as the repository path it stands for
         try:
@@ -140,7 +141,7 @@ def _staged(
         except ValueError:
             return show(path)
 
-    copies, found = index.copies(top, root, scratch, shown)
+    copies, found = index.copies(repository, root, scratch, shown)
     targets = [
         Targets(
             _open(copy.root),

@@ -10,12 +10,10 @@ from typing import Any, TextIO
 
 from corpus_tool import files
 from corpus_tool.corpus import Corpus
+from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.drafting import Draft, create, document
-from corpus_tool.gate.sides import read_results
 from corpus_tool.gate.waivers import ACTIVE, EXPIRED, Book, read_book, unused, unused_in, waive
-from corpus_tool.grade import grade_checks
 from corpus_tool.model.waiver import Waiver
-from corpus_tool.replay.suite import RunOptions, run
 
 
 @dataclass(frozen=True)
@@ -83,6 +81,10 @@ def _unused(corpus: Corpus, book: Book, results: Path | None) -> list[Waiver]:
     ids = sorted({str(w.case) for w in book.active})
     if not ids:
         return []
+    # imported here: only this path replays; `waivers list` and `new` stay as quick as `status`
+    from corpus_tool.grade import grade_checks
+    from corpus_tool.replay.suite import RunOptions, run
+
     ran = run(corpus, ids, RunOptions(tuple(ids)), grader=grade_checks)
     return unused(book, [waive(r, book) for r in ran])
 

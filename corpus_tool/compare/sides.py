@@ -50,12 +50,14 @@ def load_side(path: Path) -> Side:
         path = path / "trace.yaml"
     raw = files.read_bytes(path)
     doc = files.parse_json(raw, path) if raw.lstrip()[:1] in (b"{", b"[") else None
+    plain = doc is not None  # JSON is; YAML is when its fast path built it (spans known)
     if doc is None:
-        doc = files.parse_yaml(raw, path)
+        doc, spans = files.parse_yaml_spans(raw, path)
+        plain = spans is not None
     if isinstance(doc, dict) and isinstance(doc.get("cases"), list) and "summary" in doc:
-        return _suite(doc, path)
+        return _suite(doc, path, plain)
     if isinstance(doc, dict) and "events" in doc and "recorded" in doc:
-        return _trace(doc, path)
+        return _trace(doc, path, plain)
     raise InputError(
         "is neither a trace (trace.yaml), a case directory nor a results document "
         "(corpus replay --results FILE); give one of those",
@@ -63,20 +65,18 @@ def load_side(path: Path) -> Side:
     )
 
 
-def _trace(doc: dict[str, Any], path: Path) -> Run:
-    problems = schema.errors("trace", doc)
-    if problems:
-        where = schema.json_path(problems[0].absolute_path)
-        raise InputError(f"not a valid trace: {where}: {problems[0].message}", path)
+def _trace(doc: dict[str, Any], path: Path, plain: bool) -> Run:
+    problem = schema.first_problem("trace", doc, plain)
+    if problem:
+        raise InputError(f"not a valid trace: {problem}", path)
     trace = Trace.from_doc(doc)
     return Run(Trajectory(trace.events, trace.terminal), trace.id, trace.input.to_doc())
 
 
-def _suite(doc: dict[str, Any], path: Path) -> Suite:
-    problems = schema.errors("results", doc)
-    if problems:
-        where = schema.json_path(problems[0].absolute_path)
-        raise InputError(f"not a valid results document: {where}: {problems[0].message}", path)
+def _suite(doc: dict[str, Any], path: Path, plain: bool) -> Suite:
+    problem = schema.first_problem("results", doc, plain)
+    if problem:
+        raise InputError(f"not a valid results document: {problem}", path)
     cases = {}
     for case in doc["cases"]:
         run = _replayed(case, path)

@@ -63,10 +63,9 @@ def document(corpus: Corpus, draft: Draft, today: date) -> dict[str, Any]:
     }
     if draft.ticket:
         doc["ticket"] = draft.ticket
-    problems = schema.errors("waiver", doc)
-    if problems:
-        where = schema.json_path(problems[0].absolute_path)
-        raise UsageError(f"the waiver would not be valid: {where}: {problems[0].message}")
+    problem = schema.first_problem("waiver", doc)
+    if problem:
+        raise UsageError(f"the waiver would not be valid: {problem}")
     return doc
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import UsageError
-from corpus_tool.gate.sides import Say, open_side, read_results, replay_side
+from corpus_tool.gate.documents import read_results
+from corpus_tool.gate.sides import Say, open_side, replay_side
 from corpus_tool.gate.worktree import checkout, interruptible, sweep
 from corpus_tool.replay.suite import RunOptions
 from corpus_tool.select.cache import FactCache

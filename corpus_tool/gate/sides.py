@@ -9,7 +9,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files, schema
 from corpus_tool.corpus import CONFIG_NAME, Corpus, load_config
 from corpus_tool.errors import CorpusError, InputError
 from corpus_tool.gate.waivers import read_book, waive
@@ -61,19 +60,3 @@ def replay_side(
 def empty_document() -> dict[str, Any]:
     """The results of a side without a corpus: no case, no waiver."""
     return document(Corpus(Path(".")), [], "replay", [])
-
-
-def read_results(path: Path) -> dict[str, Any]:
-    """A results document (`corpus replay|check --results FILE`), schema-checked."""
-    doc = files.parse_json(files.read_bytes(path), path)
-    problems = schema.errors("results", doc)
-    if problems:
-        where = schema.json_path(problems[0].absolute_path)
-        raise InputError(
-            f"not a results document ({where}: {problems[0].message}); write one with "
-            "`corpus replay --results FILE`",
-            path,
-        )
-    if not isinstance(doc, dict):  # the schema says object; this tells mypy
-        raise InputError("not a results document", path)
-    return doc

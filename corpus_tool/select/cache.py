@@ -14,8 +14,6 @@ temporary files of runs killed while saving.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -126,12 +124,7 @@ class FactCache:
         if len(self._trace) + len(self._expected) > MAX_ENTRIES:
             self._trace = {k: v for k, v in self._trace.items() if k in self._used}
             self._expected = {k: v for k, v in self._expected.items() if k in self._used}
-        body = json.dumps(
-            {"format": FORMAT, "trace": self._trace, "expected": self._expected},
-            sort_keys=True,
-            separators=(",", ":"),
-        )
-        return f"sha256 {_digest(body)}\n{body}"
+        return files.checksummed_text(FORMAT, {"trace": self._trace, "expected": self._expected})
 
     def owns(self, path: Path) -> bool:
         """Is `path` one of the cache's own files (in a CORPUS_CACHE_DIR inside the work tree)?"""
@@ -152,22 +145,9 @@ def _stale_tmps(path: Path) -> list[Path]:
         return []
 
 
-def _digest(body: str) -> str:
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()
-
-
 def _verified_body(path: Path) -> dict[str, Any] | None:
-    try:  # read_bytes refuses a FIFO (which would block), a device or a huge file
-        header, _, body = files.read_bytes(path).decode("utf-8").partition("\n")
-    except (CorpusError, UnicodeDecodeError):
-        return None
-    if header != f"sha256 {_digest(body)}":
-        return None
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):  # a checksummed file can still nest too deep
-        return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    data = files.read_checksummed(path, FORMAT)
+    if data is None:
         return None
     if not isinstance(data.get("trace"), dict) or not isinstance(data.get("expected"), dict):
         return None

@@ -1,0 +1,25 @@
+"""Results documents read back (`corpus replay|check --results FILE`): what `gate`, `status`
+and `waivers` compare and count. Kept apart from sides.py so that the commands that only read
+a document never import the replay engine and the graders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from corpus_tool import files, schema
+from corpus_tool.errors import InputError
+
+
+def read_results(path: Path) -> dict[str, Any]:
+    """A results document (`corpus replay|check --results FILE`), schema-checked."""
+    doc = files.parse_json(files.read_bytes(path), path)
+    problem = schema.first_problem("results", doc, plain=True)  # JSON: the compiled check
+    if problem:
+        raise InputError(
+            f"not a results document ({problem}); write one with `corpus replay --results FILE`",
+            path,
+        )
+    if not isinstance(doc, dict):  # the schema says object; this tells mypy
+        raise InputError("not a results document", path)
+    return doc
