@@ -17,6 +17,7 @@ import yaml
 
 from corpus_tool import yaml_build
 from corpus_tool.errors import InputError
+from corpus_tool.locks import exclusive
 from corpus_tool.yaml_build import Span
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C speed where libyaml is built
@@ -293,6 +294,30 @@ def atomic_write(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def save_cache(path: Path, text: str | None) -> None:
+    """Replace a cache file with `text` (None: only tidy up) under its lock, removing first the
+    temporary files of saves that were killed (only the lock's holder can tell them from those
+    of a save in progress). BusyError when another run is saving; OSError or InputError when
+    the place cannot be written: a cache's callers treat both as "the next run does it"."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with exclusive(path.parent / f".{path.name}.lock", "another run is saving this cache"):
+        for stale in cache_leftovers(path):
+            with contextlib.suppress(OSError):
+                stale.unlink()
+        if text is not None:
+            atomic_write(path, text)
+
+
+def cache_leftovers(path: Path) -> list[Path]:
+    """Temporary files of saves of the cache at `path` (atomic_write's names)."""
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    prefix = f".{path.name}."
+    return [path.parent / n for n in names if n.startswith(prefix) and n.endswith(".tmp")]
 
 
 def checksummed_text(format_version: int, body: Mapping[str, Any]) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool import files, migrations
-from corpus_tool.errors import InputError
+from corpus_tool.errors import CorpusError
 from corpus_tool.findings import Finding
 from corpus_tool.version import __version__
 
@@ -82,15 +82,16 @@ class FindingsCache:
         self.added += 1
 
     def save(self) -> None:
-        """Write the file back when this run added anything; a failure is not an error."""
-        if self.path is None or not self.added:
+        """Write the file back when this run added anything (removing what saves killed
+        midway left); a failure, or another run saving at the same time, is not an error."""
+        if self.path is None or not (self.added or files.cache_leftovers(self.path)):
             return
         if len(self._entries) > 2 * len(self._used) + SPARE_ENTRIES:
             self._entries = {k: v for k, v in self._entries.items() if k in self._used}
-        text = files.checksummed_text(FORMAT, {"entries": self._entries})
+        text = files.checksummed_text(FORMAT, {"entries": self._entries}) if self.added else None
         # A read-only .git or a full disk is no reason to fail: the next run validates again.
-        with contextlib.suppress(OSError, InputError):
-            files.atomic_write(self.path, text)
+        with contextlib.suppress(OSError, CorpusError):
+            files.save_cache(self.path, text)
 
 
 def case_key(context: str, case_id: str, contents: Iterable[bytes]) -> str:

@@ -14,14 +14,12 @@ temporary files of runs killed while saving.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from corpus_tool import files, staging
+from corpus_tool import files
 from corpus_tool.errors import BusyError, CorpusError
-from corpus_tool.locks import exclusive
 from corpus_tool.select.facts import ExpectedFacts, TraceFacts, expected_facts, trace_facts
 
 FORMAT = 1
@@ -102,16 +100,11 @@ class FactCache:
 
         Returns the warning (None when saved, or when there was nothing to save).
         """
-        if self.path is None or not (self.parsed or _stale_tmps(self.path)):
+        if self.path is None or not (self.parsed or files.cache_leftovers(self.path)):
             return None
         # A read-only .git or a full disk is no reason to fail: the next run parses again.
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with exclusive(self.path.parent / LOCK_NAME, "busy"):
-                for stale in _stale_tmps(self.path):
-                    staging.remove_tree(stale)
-                if self.parsed:
-                    files.atomic_write(self.path, self._text())
+            files.save_cache(self.path, self._text() if self.parsed else None)
         except BusyError:
             return None  # another run is saving what it parsed; this run's facts can wait
         except (OSError, CorpusError) as err:
@@ -135,14 +128,6 @@ class FactCache:
 
 def _is_tmp(name: str) -> bool:
     return name.startswith(f".{FILE_NAME}.") and name.endswith(".tmp")
-
-
-def _stale_tmps(path: Path) -> list[Path]:
-    """Temporary files of saves (under the lock: of runs killed while saving)."""
-    try:
-        return [path.parent / name for name in os.listdir(path.parent) if _is_tmp(name)]
-    except OSError:
-        return []
 
 
 def _verified_body(path: Path) -> dict[str, Any] | None:

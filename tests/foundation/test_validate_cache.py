@@ -189,6 +189,20 @@ def test_a_corrupt_cache_is_rebuilt_never_trusted(
     assert path.read_text().startswith("sha256 ")
 
 
+def test_what_a_killed_save_left_is_removed_by_the_next_run(
+    cli: Cli, corpus: Path, cache_dir: Path
+) -> None:
+    cold = cli("-C", corpus, "validate", "--format", "json", "--no-cache")
+    assert cli("-C", corpus, "validate").code == cold.code  # the cache is written
+    name = findings_cache.FILE_NAME
+    left = cache_dir / f".{name}.k1ll3d.tmp"  # as a save killed before its rename leaves it
+    left.write_text("half a cache", encoding="utf-8")
+    warm = cli("-C", corpus, "validate", "--format", "json")  # nothing new to save: tidies
+    assert (warm.code, warm.out) == (cold.code, cold.out)
+    assert sorted(p.name for p in cache_dir.iterdir()) == [name]
+    assert files.read_checksummed(cache_dir / name, findings_cache.FORMAT) is not None
+
+
 def test_a_cache_that_cannot_be_written_is_no_error(
     cli: Cli, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
