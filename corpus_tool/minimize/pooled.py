@@ -13,15 +13,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from corpus_tool.corpus import Corpus
-from corpus_tool.errors import InputError
 from corpus_tool.minimize.oracle import Oracle, Symptoms
 from corpus_tool.model.events import error_types
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay import wire
 from corpus_tool.replay.cases import CaseResult, GradeRun, LoadedCase, Ran, judge_case
 from corpus_tool.replay.launch import launch_for
-from corpus_tool.replay.pool import Job, Pool, StartError
-from corpus_tool.replay.suite import ran_of
+from corpus_tool.replay.pool import Job, Pool
+from corpus_tool.replay.suite import ran_of, started
 
 
 @contextmanager
@@ -63,8 +62,5 @@ def symptoms_of(result: CaseResult) -> Symptoms:
 
 def _replayed(pool: Pool, request: wire.CaseRequest) -> Ran:
     """One run of one candidate; an agent no worker can import is an input error (exit 2)."""
-    try:
-        ((_, outcome),) = list(pool.run([Job(wire.encode_case(request))]))
-    except StartError as err:
-        raise InputError(str(err)) from None
+    ((_, outcome),) = list(started(pool.run([Job(wire.encode_case(request))])))
     return ran_of(outcome)

@@ -124,7 +124,7 @@ def run_cases(
     if first is None:
         return
     with _workers(corpus, options, pool) as workers:
-        for job, outcome in _started(workers.run(itertools.chain([first], queue))):
+        for job, outcome in started(workers.run(itertools.chain([first], queue))):
             place, loaded, request = flight.pop(job)
             ran = ran_of(outcome)
             order.done(place, judge_case(corpus, loaded, request, ran, grader=grader))
@@ -150,7 +150,7 @@ def ran_of(outcome: Outcome) -> Ran:
     return Ran(runs=runs, **seen)
 
 
-def _started(outcomes: Iterator[tuple[int, Outcome]]) -> Iterator[tuple[int, Outcome]]:
+def started(outcomes: Iterator[tuple[int, Outcome]]) -> Iterator[tuple[int, Outcome]]:
     """The outcomes; an agent that cannot be imported at all is an input error (exit 2)."""
     try:
         yield from outcomes
