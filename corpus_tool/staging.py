@@ -180,6 +180,23 @@ def leftovers(parent: Path) -> list[Leftover]:
     return sorted(found, key=lambda f: f.path)
 
 
+def write_case(
+    target: Path, trace: str, expected: str | None, replace: bool, steps: Steps = NO_STEPS
+) -> None:
+    """Write a case in one rename (the caller holds `locked(target)`): the previous case's files
+    stay (copied without following links), trace.yaml is replaced, not written through, and
+    `expected` is written only where the case has no expected.yaml (a reviewed one survives)."""
+    with build(target, replace=replace, steps=steps) as tmp:
+        if os.path.lexists(target):
+            copy_tree(target, tmp)
+            steps.done(f"previous {target.name} copied")
+        write_new(tmp / "trace.yaml", trace)
+        steps.done("trace.yaml written")
+        if expected is not None and not os.path.lexists(tmp / "expected.yaml"):
+            write_new(tmp / "expected.yaml", expected)
+            steps.done("expected.yaml drafted")
+
+
 def copy_tree(source: Path, target: Path) -> None:
     """Copy the entries of directory `source` into `target`: links as links, never followed.
 

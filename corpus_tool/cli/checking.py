@@ -159,7 +159,7 @@ def _cmd_minimize(args: argparse.Namespace) -> int:
 
     asked = Asked(args.until, args.mode, args.max_replays)
     options = MinimizeOptions(args.case, asked, args.dry_run, args.output, args.timeout)
-    return minimize(corpus_of(args), options, sys.stdout)
+    return minimize(corpus_of(args), options, sys.stdout, os.environ, sys.stderr)
 
 
 def _args_minimize(parser: argparse.ArgumentParser) -> None:

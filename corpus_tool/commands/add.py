@@ -154,7 +154,7 @@ def write_planned(
         for case in planned:
             stack.enter_context(staging.locked(case.target, steps))
         for case in planned:
-            _write_case(case.target, case.doc, case.expected, force, steps)
+            staging.write_case(case.target, files.dump_yaml(case.doc), case.expected, force, steps)
 
 
 @dataclass(frozen=True)
@@ -293,25 +293,6 @@ def _check_schema(doc: dict[str, Any], incident: Path) -> None:
         raise InputError(
             f"cannot be stored: {schema.json_path(first.absolute_path)}: {first.message}", incident
         )
-
-
-def _write_case(
-    target: Path, trace: dict[str, Any], expected: str, force: bool, steps: Steps
-) -> None:
-    """Write the case in one rename; a reviewed expected.yaml (and other files) survive --force.
-
-    The old case is copied without following links, and the new trace replaces whatever stood
-    at its name (a link too) rather than writing through it.
-    """
-    with staging.build(target, replace=force, steps=steps) as tmp:
-        if os.path.lexists(target):
-            staging.copy_tree(target, tmp)
-            steps.done(f"previous {target.name} copied")
-        staging.write_new(tmp / "trace.yaml", files.dump_yaml(trace))
-        steps.done("trace.yaml written")
-        if not os.path.lexists(tmp / "expected.yaml"):
-            staging.write_new(tmp / "expected.yaml", expected)
-            steps.done("expected.yaml drafted")
 
 
 def report(corpus: Corpus, planned: list[Planned], output: str, out: TextIO) -> None:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+import os
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import files, schema, staging
+from corpus_tool import files, recovery, schema, staging
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
+from corpus_tool.faults import Steps
 from corpus_tool.grade import grade_checks
 from corpus_tool.minimize.case import Asked, shrink_case
 from corpus_tool.minimize.pooled import workers
@@ -34,12 +36,23 @@ class MinimizeOptions:
     """--timeout: the limit of one replay (None: replay.timeout_s, else 60 s)."""
 
 
-def minimize(corpus: Corpus, options: MinimizeOptions, out: TextIO) -> int:
+def minimize(
+    corpus: Corpus,
+    options: MinimizeOptions,
+    out: TextIO,
+    environ: Mapping[str, str] | None = None,
+    err: TextIO | None = None,
+) -> int:
     """Minimize one case and write its trace.yaml atomically (unless --dry-run); 0 when done.
 
     The agent runs only in a replay worker, as in `check`: an agent that cannot be imported is
     an InputError (exit 2), one that cannot replay the whole case AgentFailed (exit 1).
     """
+    steps = Steps.from_environ(os.environ if environ is None else environ)
+    if not options.dry_run:  # it writes: interrupted writes are finished or undone first
+        for note in recovery.recover(corpus, steps):
+            if err is not None:
+                err.write(f"corpus minimize: {note}\n")
     (case_id,) = select(corpus, RunOptions((options.case,)))
     path = corpus.case_dir(case_id) / "trace.yaml"
     fingerprint = _sha(path, corpus)
@@ -55,11 +68,12 @@ def minimize(corpus: Corpus, options: MinimizeOptions, out: TextIO) -> int:
             progress=tick,
         )
     written = result.changed and not options.dry_run
-    if written:  # under the case's lock, like every write of a case (staging.py)
-        with staging.locked(corpus.case_dir(case_id)):
+    if written:  # the one write of a case (staging.py): locked, one rename, recoverable
+        text = trace_text(path, result.trace)
+        with staging.locked(corpus.case_dir(case_id), steps):
             if _sha(path, corpus) != fingerprint:
                 raise InputError("changed while it was being minimized; run minimize again", path)
-            write_trace(path, result.trace)
+            staging.write_case(corpus.case_dir(case_id), text, None, True, steps)
     notes = stale(loaded.expected, result.before, result.trace)
     report = summary(result, mode, notes) | {"case": case_id, "written": written}
     if options.output == "json":
@@ -69,13 +83,13 @@ def minimize(corpus: Corpus, options: MinimizeOptions, out: TextIO) -> int:
     return 0
 
 
-def write_trace(path: Path, trace: Trace) -> None:
-    """Write trace.yaml atomically, after checking it against the schema."""
+def trace_text(path: Path, trace: Trace) -> str:
+    """The trace.yaml text of a minimized trace, after checking it against the schema."""
     doc = trace.to_doc()
     problems = schema.errors("trace", doc)
     if problems:  # a bug of ours, never a half-good file on disk
         raise InputError(f"minimized trace does not fit the schema: {problems[0].message}", path)
-    files.atomic_write(path, files.dump_yaml(doc))
+    return files.dump_yaml(doc)
 
 
 def _sha(path: Path, corpus: Corpus) -> str:

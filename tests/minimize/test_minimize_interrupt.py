@@ -9,6 +9,7 @@ Ground truth is the case's files as they were before, and what the worker's pid 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from corpus_tool.faults import KILLED
 from tests.conftest import TEST_KEY, Cli
 from tests.minimize.padded import padded_case
 from tests.recording import seqs_of
@@ -164,3 +166,40 @@ def test_minimize_killed_mid_search_leaves_no_worker_behind(
 ) -> None:
     corpus, blocked, _ = blocking
     assert not _killed_mid_search(corpus, blocked), "the agent's worker outlived minimize"
+
+
+def _case_dir_files(case: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(case.iterdir())}
+
+
+def test_minimize_killed_after_each_step_of_its_write_loses_nothing(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """Fault injection at every step of the write (lock, copy, trace written, each rename):
+    the next minimize finishes or undoes it and ends where an uninterrupted run ends."""
+    corpus, _ = padded_case(tmp_path, cli)
+    (corpus / "cases" / CASE / "notes.md").write_text("a reviewer's notes\n", encoding="utf-8")
+    clean = tmp_path / "clean"
+    shutil.copytree(corpus, clean)
+    assert cli("-C", clean, "minimize", CASE, "--until", "tools.args").code == 0
+    done = _case_dir_files(clean / "cases" / CASE)
+    assert done["notes.md"] == b"a reviewer's notes\n"
+    step = 0
+    while True:
+        step += 1
+        work = tmp_path / f"k{step}"
+        shutil.copytree(corpus, work)
+        env = {**os.environ, "CORPUS_REDACTION_KEY": TEST_KEY, "CORPUS_KILL_AFTER_STEP": str(step)}
+        argv = [sys.executable, "-m", "corpus_tool", "-C", str(work), "minimize", CASE]
+        ran = subprocess.run(
+            [*argv, "--until", "tools.args"], env=env, capture_output=True, text=True, timeout=300
+        )
+        if ran.returncode == 0:
+            break
+        assert ran.returncode == KILLED and "killed after step" in ran.stderr, ran.stderr
+        again = cli("-C", work, "minimize", CASE, "--until", "tools.args")
+        assert again.code == 0, (step, again.err)
+        assert _case_dir_files(work / "cases" / CASE) == done, step
+        assert [p.name for p in (work / "cases").iterdir() if p.name.startswith(".")] == []
+        assert cli("-C", work, "validate").code == 0, step
+    assert step > 4  # the lock, the copy, the new trace, the renames: each was a kill point
