@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -304,7 +305,8 @@ def config_text(entrypoint: str = "examples.refund_agent.agent:run") -> str:
 
 
 def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env={**ENV})
+    env = {"PATH": os.environ.get("PATH", os.defpath), **ENV}  # git wherever the user has it
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=env)
 
 
 def commit_all(repo: Path, message: str) -> None:
