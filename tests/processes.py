@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,3 +94,26 @@ def _child(
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+
+
+GRACE_S = 10.0
+"""How long a process may take to go (far above what a stopped worker takes to exit)."""
+
+
+def alive(pid: int) -> bool:
+    """Whether a Python process lives (a zombie, or a pid reused by another program, does not;
+    reads /proc: Linux)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z" and sys.executable.encode() in cmdline
+
+
+def gone(pid: int) -> bool:
+    """Whether the process is gone within GRACE_S."""
+    deadline = time.monotonic() + GRACE_S
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not alive(pid)

@@ -21,12 +21,12 @@ import pytest
 import yaml
 
 from corpus_tool.faults import KILLED
+from tests import processes
 from tests.conftest import TEST_KEY, Cli
 from tests.minimize.padded import padded_case
 from tests.recording import seqs_of
 
 WAIT_S = 120  # far above a few replays of one case: only a hung run reaches it
-GRACE_S = 10  # far above how long a stopped worker takes to exit
 CASE = "refund-padded"
 BLOCKS_ON_ITS_THIRD_RUN = """
     import os
@@ -84,24 +84,6 @@ def _blocked_pid(blocked: Path, process: subprocess.Popen[str]) -> int:
     return int(blocked.read_text())
 
 
-def _alive(pid: int) -> bool:
-    """Whether the process lives (a zombie, or a pid reused by another program, does not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z" and sys.executable.encode() in cmdline
-
-
-def _gone(pid: int) -> bool:
-    """Whether the process is gone within GRACE_S."""
-    deadline = time.monotonic() + GRACE_S
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return not _alive(pid)
-
-
 def _case_files(corpus: Path) -> dict[Path, bytes]:
     return {p: p.read_bytes() for p in sorted((corpus / "cases").rglob("*")) if p.is_file()}
 
@@ -111,7 +93,7 @@ def _stop(process: subprocess.Popen[str], pid: int | None) -> None:
     if process.poll() is None:
         process.kill()
         process.wait()
-    if pid is not None and _alive(pid):
+    if pid is not None and processes.alive(pid):
         os.kill(pid, signal.SIGKILL)
 
 
@@ -127,7 +109,7 @@ def test_minimize_interrupted_mid_search_keeps_the_case_and_stops_its_worker(
         out, err = process.communicate(timeout=WAIT_S)
         assert process.returncode == 130, out + err
         assert "interrupted" in err and "Traceback" not in err
-        assert _gone(pid), "the blocked worker outlived an interrupted minimize"
+        assert processes.gone(pid), "the blocked worker outlived an interrupted minimize"
     finally:
         _stop(process, pid)
     assert _case_files(corpus) == before  # not a byte written, no lock or temporary file left
@@ -141,7 +123,7 @@ def _killed_mid_search(corpus: Path, blocked: Path) -> bool:
         pid = _blocked_pid(blocked, process)
         process.kill()  # kill -9: no finally, no cleanup
         process.wait()
-        return not _gone(pid)
+        return not processes.gone(pid)
     finally:
         _stop(process, pid)
 

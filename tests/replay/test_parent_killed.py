@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from tests import processes
 from tests.conftest import TEST_KEY
 from tests.replay.conftest import copy_corpus
-
-GRACE_S = 10.0
 
 BLOCKER = """
 import json, os, subprocess, sys, time
@@ -33,23 +32,6 @@ def run(case_input, rt):
         json.dump(marks, out)
     time.sleep(600)
 """
-
-
-def _alive(pid: int) -> bool:
-    """Whether the process lives (a zombie, or a pid reused by another program, does not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z" and sys.executable.encode() in cmdline
-
-
-def _gone(pid: int) -> bool:
-    deadline = time.monotonic() + GRACE_S
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return not _alive(pid)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
@@ -71,11 +53,11 @@ def test_replay_killed_leaves_no_worker_agent_child_or_scratch_behind(tmp_path: 
         process.kill()  # kill -9: no finally, no cleanup in the grading process
         process.wait()
         pids = [int(str(p)) for p in (seen["worker"], seen["child"]) if p is not None]
-        assert [p for p in pids if not _gone(p)] == [], "outlived the grading process"
+        assert [p for p in pids if not processes.gone(p)] == [], "outlived the grading process"
         scratch = Path(str(seen["tmp"])).parent
         assert not scratch.exists(), f"{scratch} left behind"
     finally:
         process.kill()
         for pid in [seen.get("worker"), seen.get("child")]:
-            if pid is not None and _alive(int(str(pid))):
+            if pid is not None and processes.alive(int(str(pid))):
                 os.kill(int(str(pid)), 9)
