@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from corpus_tool import erasure, staging
-from corpus_tool.corpus import Corpus
+from corpus_tool.corpus import Corpus, refuse_outside_links
 from corpus_tool.faults import NO_STEPS, Steps
 from corpus_tool.findings import Finding
 from corpus_tool.locks import is_held
@@ -38,7 +38,12 @@ def _rerun(what: str) -> str:
 
 
 def recover(corpus: Corpus, steps: Steps = NO_STEPS) -> list[str]:
-    """Finish an interrupted forget, then every interrupted case write; one note for each."""
+    """Finish an interrupted forget, then every interrupted case write; one note for each.
+
+    Refused first (InputError) when corpus.yaml, cases/ or waivers/ is a link out of the
+    corpus: every command that writes comes here before it writes anything.
+    """
+    refuse_outside_links(corpus)
     notes = []
     finished = erasure.finish(corpus, steps)
     if finished is not None:
