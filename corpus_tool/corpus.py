@@ -119,6 +119,43 @@ class Corpus:
         return node
 
 
+def outside_links(corpus: Corpus) -> list[tuple[Path, str]]:
+    """corpus.yaml, cases/ and waivers/ where a symlink takes them out of the corpus directory.
+
+    Each with where it leads. Files written through such a link land where the corpus's git
+    repository does not track them (or somewhere else entirely), and a config read through one
+    is not the one the repository reviews.
+    """
+    root = corpus.root.resolve()
+    found = []
+    for path in (corpus.config_path, corpus.cases_dir, corpus.waivers_dir):
+        if not path.is_symlink():
+            continue
+        try:
+            target = path.resolve(strict=False)
+        except (OSError, RuntimeError):  # a loop of links leads nowhere the corpus holds
+            found.append((path, "a loop of symbolic links"))
+            continue
+        if not target.is_relative_to(root):
+            found.append((path, str(target)))
+    return found
+
+
+def outside_message(path: Path, target: str) -> str:
+    """What is wrong with a link `outside_links` found, and what to do (one line)."""
+    kind = "file" if path.name == CONFIG_NAME else "directory"
+    return (
+        f"is a symbolic link to {target}, outside the corpus; nothing is written through it: "
+        f"replace the link with the {kind} itself (move what it points at into the corpus)"
+    )
+
+
+def refuse_outside_links(corpus: Corpus) -> None:
+    """InputError (exit 2) naming the first link out of the corpus, before a command writes."""
+    for path, target in outside_links(corpus):
+        raise InputError(outside_message(path, target), path)
+
+
 def load_config(root: Path) -> dict[str, Any]:
     """Read and schema-check corpus.yaml; any problem is an InputError naming the line."""
     path = root / CONFIG_NAME

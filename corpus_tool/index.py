@@ -137,13 +137,15 @@ def _classify(corpus: StagedCorpus, rel: str, path: str) -> None:
     parts = PurePosixPath(rel).parts
     if rel == CONFIG_NAME:
         corpus.config = True
-    elif rel in (erasure.JOURNAL, erasure.LOCK):
+    elif rel in (erasure.JOURNAL, erasure.LOCK) or erasure.is_journal_tmp(rel):
         corpus.leftovers.add(path)
     elif len(parts) >= 3 and parts[0] == CASES:
         if staging.parse(parts[1]) is not None:
             corpus.leftovers.add(corpus.prefix + f"{CASES}/{parts[1]}")
         else:
             corpus.cases.add(parts[1])
+    elif len(parts) == 2 and parts[0] == WAIVERS and staging.parse(parts[1]) is not None:
+        corpus.leftovers.add(path)  # what a killed `waivers new` left beside its waiver
     elif len(parts) == 2 and parts[0] == WAIVERS and rel.endswith((".yaml", ".yml")):
         corpus.waivers.add(path)
 
@@ -151,7 +153,8 @@ def _classify(corpus: StagedCorpus, rel: str, path: str) -> None:
 def leftover_finding(path: str, show: str) -> Finding:
     """A staged leftover of an interrupted write: never to be committed."""
     message = (
-        "staged, but left by an interrupted `corpus add` or `corpus forget`; never commit it: "
+        "staged, but left by an interrupted `corpus add`, `forget` or `waivers new`; never "
+        "commit it: "
         f"unstage it (`git rm -r --cached {path}`), and rerun the interrupted command, which "
         "finishes or undoes it"
     )

@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool import completeness, files, schema, yaml_lines
-from corpus_tool.corpus import CONFIG_NAME, Corpus, check_case_id, unregistered_scorer
+from corpus_tool.corpus import (
+    CONFIG_NAME,
+    Corpus,
+    check_case_id,
+    outside_links,
+    outside_message,
+    unregistered_scorer,
+)
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.findings import Finding
 from corpus_tool.model import check_guide
@@ -123,8 +130,9 @@ def check_config(corpus: Corpus, show: Show, inspect: Inspect | None = None) -> 
 
 
 def check_layout(corpus: Corpus, show: Show) -> list[Finding]:
-    """cases/ and waivers/ are directories when present (a file there hides every case)."""
-    return [
+    """cases/ and waivers/ are directories when present (a file there hides every case), and
+    neither they nor corpus.yaml is a link out of the corpus (writing commands refuse those)."""
+    found = [
         Finding(
             show(where),
             None,
@@ -135,6 +143,11 @@ def check_layout(corpus: Corpus, show: Show) -> list[Finding]:
         for where in (corpus.cases_dir, corpus.waivers_dir)
         if where.exists() and not where.is_dir()
     ]
+    found += [
+        Finding(show(path), None, "$", "corpus.layout", outside_message(path, target))
+        for path, target in outside_links(corpus)
+    ]
+    return found
 
 
 def check_case(

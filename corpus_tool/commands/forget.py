@@ -2,8 +2,12 @@
 
 The right to erasure without keeping the value: the value is pseudonymised with the corpus key
 exactly as `corpus add` would, and each case file is searched for the result. Check waivers of
-removed cases go with them. The removal is journaled (erasure.py): a killed run is finished by
-the next writing command, so a case being forgotten is never left half there.
+removed cases go with them. A real run searches with every case locked (erasure.searching), so a
+case renamed meanwhile is never missed; the removal is journaled (erasure.py): a killed run is
+finished by the next writing command, so a case being forgotten is never left half there.
+
+Exit 0 only when every case could be searched; a case redacted under another key cannot be,
+so the value may remain in it: exit 1, with a summary line.
 """
 
 from __future__ import annotations
@@ -49,7 +53,8 @@ def forget(
     """List (--dry-run) or remove the cases holding the value's pseudonym.
 
     A real run first finishes interrupted writes (an earlier forget included; noted on `err`),
-    so what it searches is what the corpus holds.
+    so what it searches is what the corpus holds, then searches and removes with every case
+    locked. 1 when some case could not be searched (another key), else 0.
     """
     key = redact.load_key(corpus.config, corpus.root, environ)
     wanted = redact.needles(options.value, key)
@@ -63,19 +68,25 @@ def forget(
         for note in recovery.recover(corpus, steps):
             if err is not None:
                 err.write(f"corpus forget: {note}\n")
-    plan = _plan(corpus, wanted, key.key_id)
-    if not options.dry_run and plan.cases:
-        rel = tuple(p.relative_to(corpus.root).as_posix() for p in plan.waivers)
-        erasure.erase(corpus, erasure.Erasure(tuple(plan.cases), rel), steps)
+    if options.dry_run:
+        plan = _plan(corpus, corpus.case_ids(), wanted, key.key_id)
+    else:
+        with erasure.searching(corpus, steps) as ids:
+            plan = _plan(corpus, ids, wanted, key.key_id)
+            if plan.cases:
+                rel = tuple(p.relative_to(corpus.root).as_posix() for p in plan.waivers)
+                erasure.erase(corpus, erasure.Erasure(tuple(plan.cases), rel), steps)
     _report(corpus, plan, options, out)
-    return 0
+    return 1 if plan.other_key else 0
 
 
-def _plan(corpus: Corpus, wanted: list[str], key_id: str) -> Plan:
+def _plan(corpus: Corpus, ids: list[str], wanted: list[str], key_id: str) -> Plan:
     # every directory under cases/ is searched, even one whose name is no valid id
-    cases = [c for c in corpus.case_ids() if _case_holds(corpus.cases_dir / c, wanted)]
+    cases = [c for c in ids if _case_holds(corpus.cases_dir / c, wanted)]
+    other = [
+        c for c in ids if c not in cases and _key_id(corpus.cases_dir / c) not in (None, key_id)
+    ]
     waivers = [p for p in corpus.waiver_paths() if _waiver_case(p) in cases]
-    other = [c for c in corpus.case_ids() if _key_id(corpus.cases_dir / c) not in (None, key_id)]
     return Plan(cases, waivers, other)
 
 
@@ -140,16 +151,29 @@ def _report(corpus: Corpus, plan: Plan, options: ForgetOptions, out: TextIO) -> 
         return
     for case_id in plan.other_key:
         out.write(f"cannot search case {case_id}: redacted under another key; re-add it\n")
-    if not plan.cases:
-        out.write("no case holds a pseudonym of this value\n")
-        return
     verb = "would remove" if options.dry_run else "removed"
     for case_id in plan.cases:
         out.write(f"{verb} case {case_id}\n")
     for waiver in plan.waivers:
         out.write(f"{verb} waiver {waiver.relative_to(corpus.root)}\n")
-    if not options.dry_run:
+    if plan.other_key:
+        out.write(_unsearched(plan) + "\n")
+    elif not plan.cases:
+        out.write("no case holds a pseudonym of this value\n")
+    if plan.cases and not options.dry_run:
         out.write(
             "commit the removal; older commits hold only pseudonyms, which cannot be linked "
             "to the value without the key\n"
         )
+
+
+def _unsearched(plan: Plan) -> str:
+    """The summary when some cases could not be searched: the value may remain in them."""
+    count = len(plan.other_key)
+    cases = f"{count} case{'' if count == 1 else 's'}"
+    found = "erasure incomplete" if plan.cases else "no case searched holds a pseudonym of it"
+    return (
+        f"{found}, but {cases} could not be searched (redacted under another key) and may still "
+        "hold the value; rerun `corpus forget` under the key they were redacted with, or "
+        "remove them"
+    )

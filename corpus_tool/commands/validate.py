@@ -33,7 +33,7 @@ class Targets:
     cases: set[str] = field(default_factory=set)
     waivers: set[Path] = field(default_factory=set)
     whole: bool = False
-    leftovers: bool = False  # report what interrupted writes left under cases/
+    leftovers: bool = False  # report what interrupted writes left (cases/, waivers/)
     found: list[Finding] = field(default_factory=list)  # made while finding the targets
     key_root: Path | None = None  # where the key file is resolved (staged: the real corpus)
 
@@ -210,9 +210,10 @@ def _directory(by_root: dict[Path, Targets], path: Path, given: Path) -> None:
         _classify(target, Path(*parts[:2]), given)
     elif parts[0] == WAIVERS and len(parts) == 1:
         waivers = target.corpus.waiver_paths()
-        if not waivers:
+        if not waivers and not staging.leftovers(target.corpus.waivers_dir):
             raise UsageError(f"{given}: holds no waivers; nothing to check")
         target.waivers.update(waivers)
+        target.leftovers = True
     else:
         raise UsageError(
             f"{given}: holds no corpus files; give the corpus directory ({root}), its "
@@ -241,6 +242,8 @@ def _classify(target: Targets, rel: Path, given: Path) -> None:
         elif (target.corpus.cases_dir / parts[1]).is_dir():
             target.cases.add(parts[1])
         # else: a deleted case has nothing left to check here (`--staged` sees deletions)
+    elif len(parts) == 2 and parts[0] == WAIVERS and staging.parse(parts[1]) is not None:
+        target.leftovers = True  # what a killed `waivers new` left beside its waiver
     elif len(parts) == 2 and parts[0] == WAIVERS and rel.suffix in (".yaml", ".yml"):
         if (target.corpus.root / rel).is_file():
             target.waivers.add(target.corpus.root / rel)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import files
+from corpus_tool import files, recovery
 from corpus_tool.corpus import Corpus
+from corpus_tool.faults import Steps
 from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.drafting import Draft, create, document
 from corpus_tool.gate.waivers import ACTIVE, EXPIRED, Book, read_book, unused, unused_in, waive
@@ -90,8 +92,12 @@ def _unused(corpus: Corpus, book: Book, results: Path | None) -> list[Waiver]:
 
 
 def _new(corpus: Corpus, draft: Draft, output: str, today: date, cwd: Path, out: TextIO) -> int:
+    """Write a waiver; what interrupted writes left (a killed `waivers new` too) goes first."""
+    steps = Steps.from_environ(os.environ)
+    for note in recovery.recover(corpus, steps):
+        sys.stderr.write(f"corpus waivers new: {note}\n")
     doc = document(corpus, draft, today)
-    path = create(corpus, doc, chosen=draft.id is not None)
+    path = create(corpus, doc, chosen=draft.id is not None, steps=steps)
     shown = os.path.relpath(path, cwd) if path.is_relative_to(cwd) else str(path)
     if output == "json":
         out.write(files.json_text({"path": shown, "waiver": doc}))

@@ -1,5 +1,6 @@
 """Writing a new waiver file (`corpus waivers new`): checked first, then created atomically,
-never over an existing file."""
+never over an existing file, under the file's lock (staging.locked) so that what a killed run
+left beside it (`waivers/.<id>.yaml.<random>.tmp`) is removed by the next writing command."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files, schema
+from corpus_tool import files, schema, staging
 from corpus_tool.corpus import Corpus
-from corpus_tool.errors import InputError, UsageError
+from corpus_tool.errors import BusyError, InputError, UsageError
+from corpus_tool.faults import NO_STEPS, Steps
 from corpus_tool.model.checks import WAIVABLE
 from corpus_tool.model.waiver import parse_day
 
@@ -113,35 +115,43 @@ def next_id(corpus: Corpus) -> str:
     return f"W-{max(numbers, default=0) + 1:04d}"
 
 
-def create(corpus: Corpus, doc: dict[str, Any], chosen: bool) -> Path:
+def create(corpus: Corpus, doc: dict[str, Any], chosen: bool, steps: Steps = NO_STEPS) -> Path:
     """Write the waiver as waivers/<id>.yaml, never over an existing file.
 
     The file appears whole or not at all (written aside, then hard-linked into place, which
-    fails when the name is taken); an id picked here moves on to the next free number.
+    fails when the name is taken); an id picked here moves on to the next free number, also
+    past one another `waivers new` is writing right now.
     """
     corpus.waivers_dir.mkdir(parents=True, exist_ok=True)
     for _ in range(1000):
         target = corpus.waivers_dir / f"{doc['id']}.yaml"
-        if _link_new(target, HEADER + files.dump_yaml(doc)):
-            return target
+        try:
+            if _link_new(target, HEADER + files.dump_yaml(doc), steps):
+                return target
+        except BusyError:
+            if chosen:
+                raise
         if chosen:
             raise UsageError(f"waiver {doc['id']} exists ({target}); choose another --id")
         doc["id"] = f"W-{int(doc['id'][2:]) + 1:04d}"
     raise InputError("no free waiver id found", corpus.waivers_dir)
 
 
-def _link_new(target: Path, text: str) -> bool:
-    """Whether `text` became `target` (False: the name was taken)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~files.umask())
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+def _link_new(target: Path, text: str, steps: Steps) -> bool:
+    """Whether `text` became `target` (False: the name was taken); under target's lock."""
+    with staging.locked(target, steps):
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         try:
-            os.link(tmp, target)
-        except FileExistsError:
-            return False
-        return True
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.fchmod(fd, 0o666 & ~files.umask())
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            steps.done(f"{target.name} written aside")
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                return False
+            steps.done(f"{target.name} in place")
+            return True
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
