@@ -66,13 +66,14 @@ def compare_revisions(
     removed = tuple(r.id for r in selection.removed)
     base_label = f"{asked.base} (merge base {sides.merge_base[:12]})"
     head_label = f"{asked.head} ({sides.head[:12]})" if asked.head else "the working tree"
+    given = None if asked.head_results is None else _given(asked.head_results, ids)  # read first
     with interruptible(), _trees(repo, sides.merge_base, sides.head, asked.head) as (old, new):
         tell(f"base: {base_label}: replaying {len(ids)} selected case(s)")
         base_corpus = open_side(old / layout.prefix, f"base {base_label}")
         base = replay_side(base_corpus, ids, options, today, say, f"base {base_label}")
-        if asked.head_results is not None:
+        if given is not None:
             head_label = f"{head_label}, as {asked.head_results} records it"
-            head = _given(asked.head_results, ids)
+            head = given
         else:
             tell(f"head: {head_label}")
             head_root = new / layout.prefix if asked.head else root
