@@ -5,6 +5,12 @@ touching the user's working tree, index, branch or HEAD: `git worktree add --det
 second checkout in a temporary directory, and the `finally` removes it, also on Ctrl-C or
 SIGTERM (turned into KeyboardInterrupt while the gate runs). A checkout left by a process that
 was killed outright is swept by the next gate run.
+
+Once checked out, the checkout is cut loose from the repository: its `.git` file (the path of
+the user's git dir, where the agent replayed from it could plant a hook or a config) is
+emptied. Nothing the gate does in a checkout needs git; the empty file still marks the
+checkout's root, which the replay imports the agent from. Every git command that runs after
+agent code ran (the removal) gets `gitdir.safe_args()`.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from types import FrameType
 import git
 
 from corpus_tool.errors import UsageError
+from corpus_tool.gate.gitdir import safe_args
 from corpus_tool.select.git import Repository
 
 PREFIX = "corpus-gate-"
@@ -40,25 +47,33 @@ def checkout(repo: Repository, commit: str) -> Iterator[Path]:
             raise UsageError(
                 f"cannot check out {commit[:12]} in a temporary worktree: {_first(err)}"
             ) from None
+        cut_loose(place)
         yield place
     finally:
-        with _held():
+        with held():
             remove(repo, place)
 
 
+def cut_loose(place: Path) -> None:
+    """The checkout without its way into the repository: `.git` emptied (git reads an empty
+    `.git` file as no repository, and looks no further up)."""
+    link = place / ".git"
+    link.unlink()
+    link.touch()
+
+
 def remove(repo: Repository, place: Path) -> None:
-    """Remove a worktree of ours: its directory and git's record of it."""
-    with contextlib.suppress(git.GitCommandError):
-        repo.run("worktree", "remove", "--force", str(place))
+    """Remove a worktree of ours: its directory and git's record of it (git run with the
+    settings `gitdir.SAFE` names: agent code has run by now)."""
     shutil.rmtree(place, ignore_errors=True)
     with contextlib.suppress(git.GitCommandError):
-        repo.run("worktree", "prune")
+        repo.run(*safe_args(), "worktree", "prune")
 
 
 def sweep(repo: Repository) -> list[Path]:
     """Remove worktrees left by gate runs whose process is gone (killed with SIGKILL)."""
     swept: list[Path] = []
-    for line in repo.run("worktree", "list", "--porcelain").splitlines():
+    for line in repo.run(*safe_args(), "worktree", "list", "--porcelain").splitlines():
         if not line.startswith("worktree "):
             continue
         place = Path(line.removeprefix("worktree "))
@@ -97,7 +112,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def _held() -> Iterator[None]:
+def held() -> Iterator[None]:
     """Ctrl-C and SIGTERM wait while a worktree is removed: a second one must not leave it."""
     if not _main_thread():
         yield
