@@ -6,11 +6,11 @@ second checkout in a temporary directory, and the `finally` removes it, also on 
 SIGTERM (turned into KeyboardInterrupt while the gate runs). A checkout left by a process that
 was killed outright is swept by the next gate run.
 
-Once checked out, the checkout is cut loose from the repository: its `.git` file (the path of
-the user's git dir, where the agent replayed from it could plant a hook or a config) is
-emptied. Nothing the gate does in a checkout needs git; the empty file still marks the
-checkout's root, which the replay imports the agent from. Every git command that runs after
-agent code ran (the removal) gets `gitdir.safe_args()`.
+The checkout keeps its `.git` file, which names the user's git dir: the replay worker's
+sandbox binds the git dir a checkout names read-only, and an emptied file would hide it from
+the sandbox, not from an agent that knows the repository's path. `gitdir` checks and restores
+the git dir after the replays; the one git command the gate runs after agent code ran
+(`worktree prune`, when a checkout is removed) gets `gitdir.safe_args()`.
 """
 
 from __future__ import annotations
@@ -47,24 +47,16 @@ def checkout(repo: Repository, commit: str) -> Iterator[Path]:
             raise UsageError(
                 f"cannot check out {commit[:12]} in a temporary worktree: {_first(err)}"
             ) from None
-        cut_loose(place)
         yield place
     finally:
         with held():
             remove(repo, place)
 
 
-def cut_loose(place: Path) -> None:
-    """The checkout without its way into the repository: `.git` emptied (git reads an empty
-    `.git` file as no repository, and looks no further up)."""
-    link = place / ".git"
-    link.unlink()
-    link.touch()
-
-
 def remove(repo: Repository, place: Path) -> None:
-    """Remove a worktree of ours: its directory and git's record of it (git run with the
-    settings `gitdir.SAFE` names: agent code has run by now)."""
+    """Remove a worktree of ours: its directory, then git's record of it (`prune`, which reads
+    nothing in a checkout, run with the settings `gitdir.SAFE` names: agent code has run by
+    now)."""
     shutil.rmtree(place, ignore_errors=True)
     with contextlib.suppress(git.GitCommandError):
         repo.run(*safe_args(), "worktree", "prune")

@@ -119,8 +119,9 @@ def _unchanged_and_harmless(shop: ShopRepo, before: dict[str, tuple[int, bytes]]
 
 def _judged(code: int, err: str, said: str) -> None:
     """Planted: the gate found it and stops (exit 2, one line naming config and the hook).
-    Refused by the worker: the gate judged the case as it ran, never naming a change."""
-    assert said == "planted" or said.startswith("refused"), said
+    Refused by the worker (the agent saw an error, or its worker stopped the case: no report):
+    the gate judged the case as it ran, never naming a change."""
+    assert said in ("planted", "no report") or said.startswith("refused"), said
     if said == "planted":
         assert code == 2, err
         line = err.strip().splitlines()[-1]
@@ -141,8 +142,6 @@ def test_gate_head_agent_leaves_no_config_or_hook_in_the_users_git_dir(
     said = _said(shop)
     _unchanged_and_harmless(shop, before)
     _judged(ran.code, ran.err, said)
-    if not told:  # the checkout's .git names no git dir: nothing to find that way
-        assert said.startswith("refused"), said
 
 
 def test_gate_interrupted_after_the_plant_still_puts_the_git_dir_back(shop: ShopRepo) -> None:
@@ -159,19 +158,19 @@ def test_gate_interrupted_after_the_plant_still_puts_the_git_dir_back(shop: Shop
     )
     try:
         deadline = time.monotonic() + WAIT_S
-        while not marker.exists():
-            assert process.poll() is None, process.communicate()
+        while not marker.exists() and process.poll() is None:  # done: its worker refused
             assert time.monotonic() < deadline, "the agent never ran"
             time.sleep(0.1)
-        process.send_signal(signal.SIGINT)
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=WAIT_S)
     finally:
         if process.poll() is None:
             process.kill()
     said = _said(shop)
     _unchanged_and_harmless(shop, before)
-    if said == "planted":  # an interrupt does not hide it: the gate says what it put back
-        _judged(process.returncode, err, said)
-    else:
+    if said.startswith("refused"):  # the agent hung after its refused writes: interrupted
         assert process.returncode == 130, out + err
+    else:  # planted: an interrupt does not hide it; or the worker stopped the case
+        _judged(process.returncode, err, said)
     assert not list(Path(tempfile.gettempdir()).glob(f"corpus-gate-{process.pid}-*"))
