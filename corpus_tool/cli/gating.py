@@ -165,7 +165,8 @@ GATE_HELP = (
     "Per case: passed on base, failing on head is a regression (blocks unless a head waiver "
     "covers it); failing on both is still failing (reported, not blamed); failing on base, "
     "passing on head is newly passing; a new case that fails blocks unless waived or "
-    "known_unknown. Exit 1 when blocked."
+    "known_unknown; a case the change archives, retires or makes known_unknown is not "
+    "counted and is marked silenced by this change. Exit 1 when blocked."
 )
 
 

@@ -22,4 +22,20 @@ def read_results(path: Path) -> dict[str, Any]:
         )
     if not isinstance(doc, dict):  # the schema says object; this tells mypy
         raise InputError("not a results document", path)
+    _once_each(doc["cases"], path)
     return doc
+
+
+def _once_each(cases: list[dict[str, Any]], path: Path) -> None:
+    """Every case listed once: a second entry (failed, then passed) would let the later one
+    decide, so a document that lists a case twice is refused rather than read either way."""
+    seen: set[str] = set()
+    for entry in cases:
+        case = str(entry["case"])
+        if case in seen:
+            raise InputError(
+                f"lists case {case!r} more than once; write the document again with "
+                "`corpus replay --results FILE`",
+                path,
+            )
+        seen.add(case)

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from corpus_tool.gate.policy import Decision, Row
-from corpus_tool.gate.report import Sides, case_note, divergence_lines, headline, rate_lines
+from corpus_tool.gate.report import (
+    Sides,
+    case_note,
+    divergence_lines,
+    headline,
+    rate_lines,
+    silenced_line,
+)
 from corpus_tool.model.waiver import Waiver
 
 
 def markdown(decision: Decision, sides: Sides) -> str:
-    """Verdict, regressions with their divergence, waivers used and added, newly passing,
-    still failing, removed cases, pass rates."""
+    """Verdict, regressions with their divergence, waivers used and added, cases the change
+    silenced, newly passing, still failing, removed cases, pass rates."""
     icon = ":x:" if decision.blocked else ":white_check_mark:"
     out = [f"## {icon} {_md(headline(decision))}", "", f"base `{sides.base}`, head `{sides.head}`"]
     blocking = [r for r in decision.rows if r.blocks]
@@ -20,6 +27,10 @@ def markdown(decision: Decision, sides: Sides) -> str:
     out += _section(
         "Waivers added or extended by this change (review these)",
         [f"- `{c.waiver.id}` {c.how}: {_about(c.waiver)}" for c in decision.changed_waivers],
+    )
+    out += _section(
+        "Cases silenced by this change: not counted any more (review these)",
+        [_silenced(r) for r in decision.silenced()],
     )
     out += _section(
         "Newly passing", [_passing(r, decision) for r in decision.of_kind("newly_passing")]
@@ -51,6 +62,11 @@ def _failure(row: Row) -> str:
     if row.waived_by:
         lines.append("  - waived by " + ", ".join(f"`{w.id}`" for w in row.waived_by))
     return "\n".join(lines)
+
+
+def _silenced(row: Row) -> str:
+    why = f": {_md(row.why)}" if row.why else ""
+    return f"- `{row.case}` — **{_md(silenced_line(row))}**{why}"
 
 
 def _waiver(waiver: Waiver, decision: Decision) -> str:

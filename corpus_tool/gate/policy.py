@@ -11,6 +11,11 @@
 "(none)": the case is new, or the base side could not count it (known_unknown, skipped, or an
 error: a failure is not known to predate the change when the base could not run the case).
 Waivers come from the head side and are judged for `today`; an error is never waived.
+
+A case the change itself puts out of counting (`tier: archive`, `status: retired` or
+`known_unknown` on the head where the base counted it) is not counted, like any such case, and
+marked `silenced` by this change in every report: the reviewer approves it, as a waiver the
+change adds.
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ from corpus_tool.model.waiver import Waiver
 
 FAILING = ("failed", "error")
 COUNTED = ("passed", "failed", "error", "waived")
+SILENT = {"tier": ("archive",), "status": ("retired", "known_unknown")}
+"""expected.yaml values that keep a case out of counting, by field."""
+DEFAULTS = {"tier": "fast", "status": "active"}
 KINDS = (
     "regression",
     "new_failure",
@@ -33,6 +41,22 @@ KINDS = (
     "passing",
     "not_counted",
 )
+
+
+@dataclass(frozen=True)
+class Flip:
+    """An expected.yaml field the change under review set to a value that stops the case
+    from being counted (`tier: fast` on the base, `tier: archive` on the head)."""
+
+    field: str  # tier | status
+    base: str
+    head: str
+
+    def shown(self) -> str:
+        return f"{self.field} {self.head} (was {self.base})"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"field": self.field, "base": self.base, "head": self.head}
 
 
 @dataclass(frozen=True)
@@ -50,6 +74,7 @@ class Row:
     divergence: Mapping[str, Any] | None = None
     waived_by: tuple[Waiver, ...] = ()
     note: str = ""  # e.g. why the base side has no verdict
+    silenced: tuple[Flip, ...] = ()  # what this change set to keep the case from counting
 
 
 @dataclass(frozen=True)
@@ -97,6 +122,10 @@ class Decision:
         """Every waiver that excused a case, once, by id."""
         used = {w.id: w for r in self.rows if r.head == "waived" for w in r.waived_by}
         return [used[k] for k in sorted(used)]
+
+    def silenced(self) -> list[Row]:
+        """Cases this change put out of counting (archive, retired, known_unknown)."""
+        return [r for r in self.rows if r.silenced]
 
     def change_of(self, waiver: Waiver) -> str | None:
         """`added` or `extended` when this change did that to the waiver."""
@@ -156,6 +185,7 @@ def _row(base: Mapping[str, Any] | None, head: Mapping[str, Any], book: Book) ->
         divergence=head.get("divergence"),
         waived_by=waived_by,
         note=note,
+        silenced=_silenced(base, head) if kind == "not_counted" else (),
     )
 
 
@@ -171,6 +201,21 @@ def _kind(before: str | None, now: str, base: Mapping[str, Any] | None) -> tuple
     if before == "error" and not failing:
         return "newly_passing", note
     return ("new_failure" if failing else "passing"), note
+
+
+def _silenced(base: Mapping[str, Any] | None, head: Mapping[str, Any]) -> tuple[Flip, ...]:
+    """The fields the change set to keep a case from counting that the base counted."""
+    if base is None or any(_value(base, f) in quiet for f, quiet in SILENT.items()):
+        return ()
+    return tuple(
+        Flip(field, _value(base, field), _value(head, field))
+        for field, quiet in SILENT.items()
+        if _value(head, field) in quiet
+    )
+
+
+def _value(case: Mapping[str, Any], field: str) -> str:
+    return str(case.get(field) or DEFAULTS[field])
 
 
 def _no_base(before: str | None, base: Mapping[str, Any] | None) -> str:

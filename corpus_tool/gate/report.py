@@ -36,7 +36,10 @@ def headline(decision: Decision) -> str:
     blocking = [r for r in decision.rows if r.blocks]
     if not blocking:
         waived = sum(1 for r in decision.rows if r.head == "waived")
-        extra = f" ({waived} waived)" if waived else ""
+        silenced = len(decision.silenced())
+        said = [f"{waived} waived"] if waived else []
+        said += [f"{_count(silenced, 'case')} silenced by this change"] if silenced else []
+        extra = f" ({', '.join(said)})" if said else ""
         return f"gate: PASSED: no regression{extra}"
     regressions = sum(1 for r in blocking if r.kind == "regression")
     new = len(blocking) - regressions
@@ -75,7 +78,15 @@ def case_note(row: Row, decision: Decision) -> str:
         parts.append("waived by " + ", ".join(_waiver_tag(w, decision) for w in row.waived_by))
     if row.note:
         parts.append(row.note)
+    if row.silenced:
+        parts.append(silenced_line(row))
     return "; ".join(parts)
+
+
+def silenced_line(row: Row) -> str:
+    """`silenced by this change: tier archive (was fast), base passed`."""
+    flips = ", ".join(f.shown() for f in row.silenced)
+    return f"silenced by this change: {flips}, base {row.base or 'no verdict'}"
 
 
 def _waiver_tag(waiver: Waiver, decision: Decision) -> str:
@@ -134,6 +145,8 @@ def _listed(decision: Decision) -> list[str]:
     for change in decision.changed_waivers:
         w = change.waiver
         lines.append(f"waiver {w.shown()} {change.how} by this change: case {w.case}")
+    for row in decision.silenced():
+        lines.append(f"case {row.case} {silenced_line(row)}: not counted, review it")
     for w in decision.expired:
         lines.append(f"waiver {w.shown()} has expired: it waives nothing")
     for b in decision.broken:
@@ -170,6 +183,7 @@ def json_doc(decision: Decision, sides: Sides) -> dict[str, Any]:
         "cases": [_row_dict(r, decision) for r in decision.rows],
         "removed": list(decision.removed),
         "unmatched": list(decision.unmatched),
+        "silenced": [r.case for r in decision.silenced()],
         "waivers": {
             "used": [_used(w, decision) for w in decision.waivers_used()],
             "changed": [{**c.waiver.as_dict(), "how": c.how} for c in decision.changed_waivers],
@@ -201,6 +215,7 @@ def _row_dict(row: Row, decision: Decision) -> dict[str, Any]:
         "divergence": dict(row.divergence) if row.divergence else None,
         "waived_by": [w.id for w in row.waived_by] if row.head == "waived" else [],
         "note": row.note,
+        "silenced_by_this_change": [f.as_dict() for f in row.silenced],
     }
 
 

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import UsageError
+from corpus_tool.gate import gitdir
 from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.sides import Say, open_side, replay_side
-from corpus_tool.gate.worktree import checkout, interruptible, sweep
+from corpus_tool.gate.worktree import checkout, held, interruptible, sweep
 from corpus_tool.replay.suite import RunOptions
 from corpus_tool.select.cache import FactCache
 from corpus_tool.select.changed import resolve_sides, select_changed
@@ -66,13 +67,15 @@ def compare_revisions(
     removed = tuple(r.id for r in selection.removed)
     base_label = f"{asked.base} (merge base {sides.merge_base[:12]})"
     head_label = f"{asked.head} ({sides.head[:12]})" if asked.head else "the working tree"
-    with interruptible(), _trees(repo, sides.merge_base, sides.head, asked.head) as (old, new):
+    given = None if asked.head_results is None else _given(asked.head_results, ids)  # read first
+    trees = _trees(repo, sides.merge_base, sides.head, asked.head)
+    with interruptible(), trees as (old, new), _kept(repo):
         tell(f"base: {base_label}: replaying {len(ids)} selected case(s)")
         base_corpus = open_side(old / layout.prefix, f"base {base_label}")
         base = replay_side(base_corpus, ids, options, today, say, f"base {base_label}")
-        if asked.head_results is not None:
+        if given is not None:
             head_label = f"{head_label}, as {asked.head_results} records it"
-            head = _given(asked.head_results, ids)
+            head = given
         else:
             tell(f"head: {head_label}")
             head_root = new / layout.prefix if asked.head else root
@@ -94,6 +97,21 @@ def _given(path: Path, ids: list[str]) -> dict[str, Any]:
             "(corpus affected) into it, or leave out --head-results"
         )
     return doc
+
+
+@contextlib.contextmanager
+def _kept(repo: Repository) -> Iterator[None]:
+    """The repository's git dir as it was before the block, whatever the agents replayed in
+    it did (checked and put back on every way out, Ctrl-C and SIGTERM held meanwhile)."""
+    found = repo.run("rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir")
+    git_dir, common = (Path(line) for line in found.splitlines()[:2])
+    roots = gitdir.git_dirs(git_dir, common)
+    before = gitdir.take(roots)
+    try:
+        yield
+    finally:
+        with held():
+            gitdir.check(before, roots)
 
 
 @contextlib.contextmanager

@@ -5,6 +5,12 @@ touching the user's working tree, index, branch or HEAD: `git worktree add --det
 second checkout in a temporary directory, and the `finally` removes it, also on Ctrl-C or
 SIGTERM (turned into KeyboardInterrupt while the gate runs). A checkout left by a process that
 was killed outright is swept by the next gate run.
+
+The checkout keeps its `.git` file, which names the user's git dir: the replay worker's
+sandbox binds the git dir a checkout names read-only, and an emptied file would hide it from
+the sandbox, not from an agent that knows the repository's path. `gitdir` checks and restores
+the git dir after the replays; the one git command the gate runs after agent code ran
+(`worktree prune`, when a checkout is removed) gets `gitdir.safe_args()`.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from types import FrameType
 import git
 
 from corpus_tool.errors import UsageError
+from corpus_tool.gate.gitdir import safe_args
 from corpus_tool.select.git import Repository
 
 PREFIX = "corpus-gate-"
@@ -42,23 +49,23 @@ def checkout(repo: Repository, commit: str) -> Iterator[Path]:
             ) from None
         yield place
     finally:
-        with _held():
+        with held():
             remove(repo, place)
 
 
 def remove(repo: Repository, place: Path) -> None:
-    """Remove a worktree of ours: its directory and git's record of it."""
-    with contextlib.suppress(git.GitCommandError):
-        repo.run("worktree", "remove", "--force", str(place))
+    """Remove a worktree of ours: its directory, then git's record of it (`prune`, which reads
+    nothing in a checkout, run with the settings `gitdir.SAFE` names: agent code has run by
+    now)."""
     shutil.rmtree(place, ignore_errors=True)
     with contextlib.suppress(git.GitCommandError):
-        repo.run("worktree", "prune")
+        repo.run(*safe_args(), "worktree", "prune")
 
 
 def sweep(repo: Repository) -> list[Path]:
     """Remove worktrees left by gate runs whose process is gone (killed with SIGKILL)."""
     swept: list[Path] = []
-    for line in repo.run("worktree", "list", "--porcelain").splitlines():
+    for line in repo.run(*safe_args(), "worktree", "list", "--porcelain").splitlines():
         if not line.startswith("worktree "):
             continue
         place = Path(line.removeprefix("worktree "))
@@ -97,7 +104,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 @contextlib.contextmanager
-def _held() -> Iterator[None]:
+def held() -> Iterator[None]:
     """Ctrl-C and SIGTERM wait while a worktree is removed: a second one must not leave it."""
     if not _main_thread():
         yield
