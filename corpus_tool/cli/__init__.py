@@ -86,12 +86,16 @@ def _escaped_output() -> Iterator[None]:
     """stdout and stderr through `escapes.text`: data (ids, paths, agent output, messages
     quoting a file) never writes a terminal control sequence, whichever command prints it."""
     saved = sys.stdout, sys.stderr
-    sys.stdout = cast(TextIO, Escaping(saved[0]))
-    sys.stderr = cast(TextIO, Escaping(saved[1]))
+    sys.stdout, sys.stderr = _escaping(saved[0]), _escaping(saved[1])
     try:
         yield
     finally:
         sys.stdout, sys.stderr = saved
+
+
+def _escaping(stream: TextIO) -> TextIO:
+    # None when Python started with that descriptor closed: left as is, as before
+    return cast(TextIO, Escaping(stream)) if stream is not None else stream
 
 
 def _run(argv: Sequence[str] | None) -> int:

@@ -150,7 +150,7 @@ def _report(
         report(corpus, list(verdict.planned), "text", out)
     refused = [v for v in verdicts if v.error is not None]
     for verdict in refused:
-        err.write(f"corpus add: refused: {verdict.error}\n")
+        err.write(f"corpus add: refused: {escapes.line(verdict.error)}\n")
     cases = sum(len(v.planned) for v in written)
     nothing = "; nothing written (--keep-going adds the others)" if refused else ""
     summary = f"{len(verdicts)} incident(s): {cases} case(s) added, {len(refused)} refused"

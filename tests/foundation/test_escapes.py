@@ -158,3 +158,16 @@ def test_escaping_keeps_plain_text_and_twice_is_once() -> None:
     assert escapes.line(once) == escapes.text(once) == once and "\n" not in once
     document = json.dumps({"id": SEQUENCES + "\u2028\x7f"}, ensure_ascii=False)
     assert json.loads(escapes.text(document)) == json.loads(document)
+
+
+def test_waivers_list_shows_a_hand_edited_reason_on_one_line(tmp_path: Path, cli: Cli) -> None:
+    corpus = copy_corpus(tmp_path)
+    waiver = corpus / "waivers" / "W-0001.yaml"
+    text = waiver.read_text(encoding="utf-8")
+    reason = json.dumps(f"soon{SEQUENCES}\n1 active, 0 expired, 0 invalid")
+    waiver.write_text(text.replace("reason: the", f"reason: {reason} #", 1), encoding="utf-8")
+    code, out, err = cli("-C", corpus, "waivers", "list")
+    assert code == 0, err
+    _no_raw_controls(out)
+    assert out.splitlines()[0].endswith(f"soon{SHOWN}\\n1 active, 0 expired, 0 invalid")
+    assert len(out.splitlines()) == 2
