@@ -4,12 +4,13 @@ characters (ESC, CR, C1, bidi overrides, newlines inside one field) are shown as
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 from pathlib import Path
 from typing import Any
 
 from corpus_tool import escapes
-from tests.conftest import Cli
+from tests.conftest import EXAMPLES, Cli, git
 from tests.replay.conftest import copy_corpus, unwaived_corpus
 
 SEQUENCES = "\x1b[2J\x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\x9b31m\u202eevil"
@@ -171,3 +172,22 @@ def test_waivers_list_shows_a_hand_edited_reason_on_one_line(tmp_path: Path, cli
     _no_raw_controls(out)
     assert out.splitlines()[0].endswith(f"soon{SHOWN}\\n1 active, 0 expired, 0 invalid")
     assert len(out.splitlines()) == 2
+
+
+def test_affected_explains_a_changed_file_name_with_a_newline_on_one_line(
+    git_repo: Path, cli: Cli
+) -> None:
+    shutil.copytree(EXAMPLES / "corpus", git_repo / "corpus")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "corpus")
+    named = f"notes\n  inventory-zero-stock{SEQUENCES}"
+    (git_repo / "corpus" / "cases" / "refund-success" / named).write_text("x", encoding="utf-8")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "a note")
+    argv = ("-C", git_repo / "corpus", "affected", "--base", "HEAD~1", "--explain")
+    code, out, err = cli(*argv, "--format", "text")
+    assert code == 0, err
+    _no_raw_controls(out + err)
+    assert out.splitlines()[1] == "  refund-success"
+    assert not [line for line in out.splitlines() if line.startswith("  inventory-zero-stock")]
+    assert f"refund-success/notes\\n  inventory-zero-stock{SHOWN} (added)" in out
