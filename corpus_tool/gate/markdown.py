@@ -76,7 +76,7 @@ def _failure(row: Row) -> str:
 
 def _silenced(row: Row) -> str:
     why = f": {_md(row.why)}" if row.why else ""
-    return f"- `{row.case}` — **{_md(silenced_line(row))}**{why}"
+    return f"- {_code(row.case)} — **{_md(silenced_line(row))}**{why}"
 
 
 def _waiver(waiver: Waiver, decision: Decision) -> str:
