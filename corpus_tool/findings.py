@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Protocol, TextIO
 
+from corpus_tool.escapes import line
 from corpus_tool.files import json_text
 
 
@@ -46,7 +47,7 @@ class Reporter(Protocol):
 def text_reporter(findings: list[Finding], out: TextIO, checked: int) -> None:
     """One line a finding, then a summary."""
     for finding in findings:
-        out.write(finding.text() + "\n")
+        out.write(line(finding.text()) + "\n")
     noun = "file" if checked == 1 else "files"
     if findings:
         plural = "s" if len(findings) != 1 else ""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from corpus_tool import escapes
 from corpus_tool.corpus import CONFIG_NAME, Corpus, find_root, open_corpus
 from corpus_tool.errors import CorpusError
 
@@ -207,7 +208,7 @@ class CaseItem(pytest.Item):
                 results.headline(result),
                 *results.detail_lines(result),
             ]
-            raise CaseFailed("\n".join(lines))
+            raise CaseFailed(escapes.lines(lines).rstrip("\n"))
 
     def repr_failure(self, excinfo: Any, style: Any = None) -> str:
         if isinstance(excinfo.value, (CaseFailed, CorpusError)):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import files
+from corpus_tool import escapes, files
 from corpus_tool.compare.pair import compare
 from corpus_tool.compare.sides import replayed
 from corpus_tool.compare.text import pair_lines
@@ -156,18 +156,18 @@ def finish(
     for result in sorted(results, key=lambda r: r.case):
         details = report.detail_lines(result, options.verbose)
         if details and (result.counts_as_failure or result.waivers or options.verbose):
-            out.write(f"\n{result.case}:\n" + "".join(f"  {line}\n" for line in details))
+            out.write("\n" + escapes.lines([f"{result.case}:", *(f"  {d}" for d in details)]))
             if options.diff and result.verdict in ("failed", "waived"):
                 lines = recording_diff(corpus, result)
                 out.write("  diff (recording -> replay):\n")
-                out.write("".join(f"    {line}\n" for line in lines))
+                out.write(escapes.lines(f"    {line}" for line in lines))
     counts = report.summary(results)
     out.write(
         f"\n{counts['total']} case(s): {counts['passed']} passed, {counts['failed']} failed, "
         f"{counts['error']} error, {counts['known_unknown']} known_unknown, "
         f"{counts['skipped']} skipped, {counts['waived']} waived\n"
     )
-    out.writelines(f"{line}\n" for line in waiver_notes(book, results))
+    out.write(escapes.lines(waiver_notes(book, results)))
     if not results:
         out.write("no case was replayed; a run without verdicts is not a pass\n")
     noted = sum(1 for r in results if r.notes)
@@ -215,18 +215,18 @@ Say = Callable[[str, bool], None]
 def _progress(out: TextIO, total: int) -> Iterator[Say]:
     """A rich progress bar on a terminal; plain lines otherwise (CI logs, pipes)."""
     if not (hasattr(out, "isatty") and out.isatty()) or total < 2:
-        yield lambda line, _: print(line, file=out, flush=True)
+        yield lambda line, _: print(escapes.line(line), file=out, flush=True)
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    console = Console(file=out)
+    console = Console(file=escapes.raw(out))  # its own codes draw the bar; lines are escaped
     columns = (TextColumn("replaying"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("cases", total=total)
 
         def say(line: str, verdict: bool) -> None:
-            progress.console.print(line, markup=False, highlight=False)
+            progress.console.print(escapes.line(line), markup=False, highlight=False)
             if verdict:
                 progress.advance(task)
 

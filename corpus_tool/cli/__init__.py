@@ -8,14 +8,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO, cast
 
 from corpus_tool.cli import checking, gating, writing
 from corpus_tool.cli.checking import AGENT_HELP
 from corpus_tool.cli.gating import GATE_HELP
 from corpus_tool.cli.options import EPILOG, Command, Parser
 from corpus_tool.errors import CorpusError
+from corpus_tool.escapes import Escaping, line
 from corpus_tool.version import __version__
 
 ORDER = (
@@ -74,19 +77,40 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `corpus` console script."""
+    with _escaped_output():
+        return _run(argv)
+
+
+@contextmanager
+def _escaped_output() -> Iterator[None]:
+    """stdout and stderr through `escapes.text`: data (ids, paths, agent output, messages
+    quoting a file) never writes a terminal control sequence, whichever command prints it."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _escaping(saved[0]), _escaping(saved[1])
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _escaping(stream: TextIO) -> TextIO:
+    # None when Python started with that descriptor closed: left as is, as before
+    return cast(TextIO, Escaping(stream)) if stream is not None else stream
+
+
+def _run(argv: Sequence[str] | None) -> int:
     top = parser()
     args, extras = top.parse_known_args(argv)
     if extras:  # named after the command they were given to, not after `corpus`
         prog = f"corpus {args.command}"
-        top.exit(
-            2, f"{prog}: error: unrecognized arguments: {' '.join(extras)} (see `{prog} --help`)\n"
-        )
+        given = " ".join(line(extra) for extra in extras)
+        top.exit(2, f"{prog}: error: unrecognized arguments: {given} (see `{prog} --help`)\n")
     try:
         code: int = args.handler(args)
         sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at exit
         return code
-    except CorpusError as err:
-        print(f"corpus {args.command}: error: {err}", file=sys.stderr)
+    except CorpusError as err:  # one line, whatever file name or input the message quotes
+        print(f"corpus {args.command}: error: {line(err)}", file=sys.stderr)
         return err.exit_code
     except BrokenPipeError:
         # `corpus check | head`: the reader left; say nothing more, as other Unix tools do
@@ -100,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("CORPUS_DEBUG"):
             raise
         print(
-            f"corpus {args.command}: internal error: {type(err).__name__}: {err} "
+            f"corpus {args.command}: internal error: {type(err).__name__}: {line(err)} "
             "(a bug in corpus-tool; rerun with CORPUS_DEBUG=1 for the traceback)",
             file=sys.stderr,
         )

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import files, ingest, redact
+from corpus_tool import escapes, files, ingest, redact
 from corpus_tool.commands.add import (
     AddOptions,
     Planned,
@@ -150,7 +150,7 @@ def _report(
         report(corpus, list(verdict.planned), "text", out)
     refused = [v for v in verdicts if v.error is not None]
     for verdict in refused:
-        err.write(f"corpus add: refused: {verdict.error}\n")
+        err.write(f"corpus add: refused: {escapes.line(verdict.error)}\n")
     cases = sum(len(v.planned) for v in written)
     nothing = "; nothing written (--keep-going adds the others)" if refused else ""
     summary = f"{len(verdicts)} incident(s): {cases} case(s) added, {len(refused)} refused"
@@ -183,6 +183,6 @@ def _progress(out: TextIO, total: int) -> Iterator[Callable[[], None]]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     columns = (TextColumn("checking incidents"), BarColumn(), MofNCompleteColumn())
-    with Progress(*columns, console=Console(file=out), transient=True) as progress:
+    with Progress(*columns, console=Console(file=escapes.raw(out)), transient=True) as progress:
         task = progress.add_task("incidents", total=total)
         yield lambda: progress.advance(task)

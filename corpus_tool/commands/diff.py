@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import files
+from corpus_tool import escapes, files
 from corpus_tool.compare.data import pair_data, suite_data
 from corpus_tool.compare.judge import JudgeRequest, judge_named, opinion
 from corpus_tool.compare.pair import PairDiff, compare
@@ -44,10 +44,10 @@ def diff(options: DiffOptions, out: TextIO, open_corpus: Callable[[], Corpus]) -
     if options.output == "json":
         out.write(files.json_text(pair_data(found, verdict)))
     elif options.output == "markdown":
-        out.write("".join(f"{line}\n" for line in pair_markdown(found, verdict)))
+        out.write(escapes.lines(pair_markdown(found, verdict)))
     else:
         lines = [f"A: {options.a}", f"B: {options.b}", *pair_lines(found, verdict)]
-        out.write("".join(f"{line}\n" for line in lines))
+        out.write(escapes.lines(lines))
     return 1 if verdict.blocks else 0
 
 
@@ -76,7 +76,7 @@ def _suites(a: Suite, b: Suite, options: DiffOptions, ask: Ask | None, out: Text
         out.write(files.json_text(suite_data(result)))
     else:
         lines = suite_markdown(result) if options.output == "markdown" else suite_lines(result)
-        out.write("".join(f"{line}\n" for line in lines))
+        out.write(escapes.lines(lines))
     return 1 if result.worst == "regression" else 0
 
 

@@ -8,7 +8,7 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import files
+from corpus_tool import escapes, files
 from corpus_tool.corpus import locate
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.gate import markdown, report
@@ -92,13 +92,13 @@ def _write(
 
 def _tell(err: TextIO) -> Callable[[str], None]:
     def tell(line: str) -> None:
-        print(f"corpus gate: {line}", file=err, flush=True)
+        print(f"corpus gate: {escapes.line(line)}", file=err, flush=True)
 
     return tell
 
 
 def _say(err: TextIO) -> Callable[[CaseResult], None]:
     def say(result: CaseResult) -> None:
-        print(f"  {results.headline(result)}", file=err, flush=True)
+        print(f"  {escapes.line(results.headline(result))}", file=err, flush=True)
 
     return say

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import files, recovery, schema, staging
+from corpus_tool import escapes, files, recovery, schema, staging
 from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
 from corpus_tool.faults import Steps
@@ -79,7 +79,7 @@ def minimize(
     if options.output == "json":
         out.write(files.json_text({**report, "dry_run": options.dry_run}))
     else:
-        out.write("".join(f"{line}\n" for line in text_lines(report, path, options.dry_run)))
+        out.write(escapes.lines(text_lines(report, path, options.dry_run)))
     return 0
 
 
@@ -107,10 +107,14 @@ def _progress(out: TextIO, options: MinimizeOptions) -> Iterator[Callable[[int, 
 
     columns = (TextColumn("minimizing {task.description}"), BarColumn(), MofNCompleteColumn())
     total = options.asked.max_replays
-    with Progress(*columns, console=Console(file=out), transient=True) as bar:
+    with Progress(*columns, console=Console(file=escapes.raw(out)), transient=True) as bar:
         task = bar.add_task(options.case, total=total)
 
         def tick(replays: int, events: int) -> None:
-            bar.update(task, completed=replays, description=f"{options.case}: {events} events")
+            bar.update(
+                task,
+                completed=replays,
+                description=f"{escapes.line(options.case)}: {events} events",
+            )
 
         yield tick

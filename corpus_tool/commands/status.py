@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import files
+from corpus_tool import escapes, files
 from corpus_tool.corpus import Corpus
 from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.status import SOON_DAYS, Status, status
@@ -59,4 +59,4 @@ def _text(found: Status, corpus: Corpus) -> str:
         lines.extend(f"  {w.id}: case {w.case}" for w in found.unused)
         if not found.unused:
             lines.append("  none")
-    return "\n".join(lines) + "\n"
+    return escapes.lines(lines)

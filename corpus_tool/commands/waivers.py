@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import files, recovery
+from corpus_tool import escapes, files, recovery
 from corpus_tool.corpus import Corpus
 from corpus_tool.faults import Steps
 from corpus_tool.gate.documents import read_results
@@ -48,7 +48,7 @@ def _list(book: Book, output: str, out: TextIO) -> int:
         out.write(files.json_text({"waivers": entries}))
         return 0
     for entry in entries:
-        out.write(_line(entry) + "\n")
+        out.write(escapes.line(_line(entry)) + "\n")
     out.write(
         f"{len(book.active)} active, {len(book.expired)} expired, {len(book.broken)} invalid\n"
     )
@@ -71,7 +71,7 @@ def _show(found: list[Waiver], what: str, output: str, out: TextIO, state: str) 
         out.write(files.json_text({"waivers": [{**w.as_dict(), "state": state} for w in found]}))
     else:
         for waiver in found:
-            out.write(_line({**waiver.as_dict(), "state": state}) + "\n")
+            out.write(escapes.line(_line({**waiver.as_dict(), "state": state})) + "\n")
         out.write(f"{len(found)} waiver(s) {what}\n")
     return 1 if found else 0
 

@@ -98,7 +98,7 @@ def suite_lines(suite: SuiteDiff) -> list[str]:
         judge = f" [judge: {case.verdict.judge}]" if case.verdict.judge else ""
         lines.append(f"{case.case:<{width}}  {case.verdict.verdict:<10}  {why}{judge}")
     counts = ", ".join(f"{n} {v}" for v, n in suite.counts().items() if n)
-    lines.append(f"\n{len(suite.cases)} case(s): {counts or 'none'}; verdict {suite.worst}")
+    lines += ["", f"{len(suite.cases)} case(s): {counts or 'none'}; verdict {suite.worst}"]
     if suite.not_compared:
         lines.append(f"not run on either side: {', '.join(suite.not_compared)}")
     lines.append("")
@@ -141,7 +141,7 @@ def suite_markdown(suite: SuiteDiff) -> list[str]:
     lines = [f"### `{suite.worst}`", "", "| case | verdict | why |", "| --- | --- | --- |"]
     for case in suite.cases:
         why = _cell("; ".join(case.verdict.reasons))
-        lines.append(f"| {case.case} | {case.verdict.verdict} | {why} |")
+        lines.append(f"| {_cell(case.case)} | {case.verdict.verdict} | {why} |")
     lines += ["", "| distribution shift | base | head |", "| --- | ---: | ---: |"]
     lines.extend(_shift_rows(suite, "| {} | {} | {} |")[1:])
     return lines

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+from corpus_tool import escapes
 from corpus_tool.gate.policy import Decision, Row
 from corpus_tool.gate.report import (
     Sides,
@@ -18,7 +21,11 @@ def markdown(decision: Decision, sides: Sides) -> str:
     """Verdict, regressions with their divergence, waivers used and added, cases the change
     silenced, newly passing, still failing, removed cases, pass rates."""
     icon = ":x:" if decision.blocked else ":white_check_mark:"
-    out = [f"## {icon} {_md(headline(decision))}", "", f"base `{sides.base}`, head `{sides.head}`"]
+    out = [
+        f"## {icon} {_md(headline(decision))}",
+        "",
+        f"base {_code(sides.base)}, head {_code(sides.head)}",
+    ]
     blocking = [r for r in decision.rows if r.blocks]
     out += _section("Blocking", [_failure(r) for r in blocking])
     waived = [r for r in decision.rows if r.kind in ("regression", "new_failure") and not r.blocks]
@@ -26,7 +33,7 @@ def markdown(decision: Decision, sides: Sides) -> str:
     out += _section("Waivers used", [_waiver(w, decision) for w in decision.waivers_used()])
     out += _section(
         "Waivers added or extended by this change (review these)",
-        [f"- `{c.waiver.id}` {c.how}: {_about(c.waiver)}" for c in decision.changed_waivers],
+        [f"- {_code(c.waiver.id)} {c.how}: {_about(c.waiver)}" for c in decision.changed_waivers],
     )
     out += _section(
         "Cases silenced by this change: not counted any more (review these)",
@@ -37,9 +44,12 @@ def markdown(decision: Decision, sides: Sides) -> str:
     )
     out += _section(
         "Still failing (not caused by this change)",
-        [f"- `{r.case}`: {_md(case_note(r, decision))}" for r in decision.of_kind("still_failing")],
+        [
+            f"- {_code(r.case)}: {_md(case_note(r, decision))}"
+            for r in decision.of_kind("still_failing")
+        ],
     )
-    out += _section("Removed by this change", [f"- `{c}`" for c in decision.removed])
+    out += _section("Removed by this change", [f"- {_code(c)}" for c in decision.removed])
     out += _section("Waivers that waive nothing", _idle(decision))
     out += [
         "",
@@ -47,7 +57,7 @@ def markdown(decision: Decision, sides: Sides) -> str:
         "",
         *[f"- {_md(line)}" for line in rate_lines(decision.rates)],
     ]
-    return "\n".join(out) + "\n"
+    return escapes.text("\n".join(out) + "\n")
 
 
 def _section(title: str, items: list[str]) -> list[str]:
@@ -55,47 +65,47 @@ def _section(title: str, items: list[str]) -> list[str]:
 
 
 def _failure(row: Row) -> str:
-    lines = [f"- `{row.case}` ({row.tier}): {_md(row.why or row.head)}"]
+    lines = [f"- {_code(row.case)} ({row.tier}): {_md(row.why or row.head)}"]
     if row.note:
         lines.append(f"  - {_md(row.note)}")
     lines.extend(f"  - {_md(text)}" for text in divergence_lines(row.divergence))
     if row.waived_by:
-        lines.append("  - waived by " + ", ".join(f"`{w.id}`" for w in row.waived_by))
+        lines.append("  - waived by " + ", ".join(_code(w.id) for w in row.waived_by))
     return "\n".join(lines)
 
 
 def _silenced(row: Row) -> str:
     why = f": {_md(row.why)}" if row.why else ""
-    return f"- `{row.case}` — **{_md(silenced_line(row))}**{why}"
+    return f"- {_code(row.case)} — **{_md(silenced_line(row))}**{why}"
 
 
 def _waiver(waiver: Waiver, decision: Decision) -> str:
     how = decision.change_of(waiver)
     flag = f" — **{how} by this change**" if how else ""
-    return f"- `{waiver.id}`: {_about(waiver)}{flag}"
+    return f"- {_code(waiver.id)}: {_about(waiver)}{flag}"
 
 
 def _about(waiver: Waiver) -> str:
-    checks = ", ".join(f"`{c}`" for c in waiver.checks)
+    checks = ", ".join(_code(c) for c in waiver.checks)
     ticket = f", ticket {_md(waiver.ticket)}" if waiver.ticket else ""
     return (
-        f"case `{waiver.case}`, checks {checks}, owner {_md(waiver.owner)}, "
+        f"case {_code(waiver.case)}, checks {checks}, owner {_md(waiver.owner)}, "
         f"expires {waiver.expires.isoformat()}{ticket}: {_md(waiver.reason)}"
     )
 
 
 def _passing(row: Row, decision: Decision) -> str:
     stale = [w.id for w in decision.unused if w.case == row.case]
-    extra = f" (its waiver {', '.join(f'`{i}`' for i in stale)} is now unused)" if stale else ""
-    return f"- `{row.case}` ({row.tier}){extra}"
+    extra = f" (its waiver {', '.join(_code(i) for i in stale)} is now unused)" if stale else ""
+    return f"- {_code(row.case)} ({row.tier}){extra}"
 
 
 def _idle(decision: Decision) -> list[str]:
-    lines = [f"- `{w.id}` expired on {w.expires.isoformat()}" for w in decision.expired]
-    lines += [f"- `{b.id}` is not valid: {_md(b.problem)}" for b in decision.broken]
+    lines = [f"- {_code(w.id)} expired on {w.expires.isoformat()}" for w in decision.expired]
+    lines += [f"- {_code(b.id)} is not valid: {_md(b.problem)}" for b in decision.broken]
     passing = {r.case for r in decision.of_kind("newly_passing")}
     lines += [
-        f"- `{w.id}` is unused: every check it names passes on `{w.case}`"
+        f"- {_code(w.id)} is unused: every check it names passes on {_code(w.case)}"
         for w in decision.unused
         if w.case not in passing
     ]
@@ -103,5 +113,14 @@ def _idle(decision: Decision) -> list[str]:
 
 
 def _md(text: str) -> str:
-    """Text safe inside a markdown list item: no table pipes, no stray HTML."""
-    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+    """Text safe inside a markdown list item: no table pipes, no stray HTML, one line."""
+    md = text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ")
+    return escapes.line(md)
+
+
+def _code(value: object) -> str:
+    """Data as a code span on one line; a backtick in it cannot end the span early."""
+    shown = escapes.line(value)
+    fence = "`" * (max((len(run) for run in re.findall("`+", shown)), default=0) + 1)
+    pad = " " if "`" in shown else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 from xml.etree import ElementTree
 
+from corpus_tool.escapes import lines as shown_lines
 from corpus_tool.gate.policy import Decision, Rate, Row
 from corpus_tool.model.waiver import Waiver
 from corpus_tool.version import __version__
@@ -115,7 +116,7 @@ def text(decision: Decision, sides: Sides) -> str:
     lines.extend(rate_lines(decision.rates))
     lines.append("")
     lines.append(headline(decision) + ("; * marks what blocks" if decision.blocked else ""))
-    return "\n".join(lines) + "\n"
+    return shown_lines(lines)  # a line each: an id's newline cannot start one
 
 
 def _details(decision: Decision) -> list[str]:

@@ -11,7 +11,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
-from corpus_tool import files
+from corpus_tool import escapes, files
 from corpus_tool.select.selection import Removed, Selection
 from corpus_tool.select.shard import Shard, ShardSpec
 
@@ -127,7 +127,7 @@ def _removal(gone: Removed) -> str:
         f"renamed to {first.path}" if first.status == "renamed" else f"{first.path} {first.status}"
     )
     called = f"; its trace called {', '.join(gone.tools)}" if gone.tools else ""
-    return f"{gone.id} ({what}{called})"
+    return escapes.line(f"{gone.id} ({what}{called})")  # git paths may hold a newline
 
 
 def _shard_note(report: Report) -> str:
@@ -139,7 +139,7 @@ def _shard_note(report: Report) -> str:
 
 def _reasons(selection: Selection, case_id: str, out: TextIO, indent: str) -> None:
     for reason in selection.reasons(case_id, EXPLAIN_LIMIT)[:EXPLAIN_LIMIT]:
-        out.write(f"{indent}{reason}\n")
+        out.write(f"{indent}{escapes.line(reason)}\n")
     more = selection.reason_count(case_id) - EXPLAIN_LIMIT
     if more > 0:
         out.write(f"{indent}... and {more} more (see --format json)\n")
@@ -170,7 +170,7 @@ def _why_nothing(report: Report, out: TextIO, indent: str) -> None:
         return
     out.write(f"{indent}no case selected; why, for each changed file:\n")
     for reason in selection.quiet:
-        out.write(f"{indent}  {reason}\n")
+        out.write(f"{indent}  {escapes.line(reason)}\n")
 
 
 def _chosen_shards(report: Report) -> list[Shard]:
