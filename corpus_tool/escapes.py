@@ -44,6 +44,17 @@ def text(value: str) -> str:
     return _IN_TEXT.sub(_shown, value)
 
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""What XML 1.0 cannot hold at all, not even as a character reference."""
+
+
+def xml(document: str) -> str:
+    """A serialized XML document whose characters XML 1.0 forbids (an agent's ESC, a lone
+    surrogate) are shown as escapes: ElementTree writes them raw, and a CI server's parser then
+    refuses the whole JUnit file."""
+    return _NOT_XML.sub(_shown, document)
+
+
 def lines(rows: Iterable[str]) -> str:
     """Report lines as text: each escaped with `line`, each ended by a newline."""
     return "".join(line(row) + "\n" for row in rows)

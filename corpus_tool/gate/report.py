@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 from xml.etree import ElementTree
 
+from corpus_tool import escapes
 from corpus_tool.escapes import lines as shown_lines
 from corpus_tool.gate.policy import Decision, Rate, Row
 from corpus_tool.model.waiver import Waiver
@@ -240,7 +241,7 @@ def junit(decision: Decision) -> str:
         elif _skipped(row):
             ElementTree.SubElement(case, "skipped", message=message)
     ElementTree.indent(suite)
-    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+    return escapes.xml(ElementTree.tostring(suite, encoding="unicode", xml_declaration=True)) + "\n"
 
 
 def _skipped(row: Row) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from corpus_tool import files
+from corpus_tool import escapes, files
 from corpus_tool.corpus import Corpus
 from corpus_tool.model.checks import NOT_REACHED
 from corpus_tool.model.diff import FieldDiff
@@ -109,7 +109,7 @@ def write_junit(path: Path, corpus: Corpus, results: Sequence[CaseResult]) -> No
     tree = ElementTree.ElementTree(suite)
     ElementTree.indent(tree)
     text = ElementTree.tostring(suite, encoding="unicode", xml_declaration=True)
-    files.atomic_write(path, text + "\n")
+    files.atomic_write(path, escapes.xml(text) + "\n")
 
 
 def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:

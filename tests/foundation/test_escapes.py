@@ -191,3 +191,17 @@ def test_affected_explains_a_changed_file_name_with_a_newline_on_one_line(
     assert out.splitlines()[1] == "  refund-success"
     assert not [line for line in out.splitlines() if line.startswith("  inventory-zero-stock")]
     assert f"refund-success/notes\\n  inventory-zero-stock{SHOWN} (added)" in out
+
+
+def test_junit_of_an_agent_printing_terminal_sequences_is_well_formed_xml(
+    tmp_path: Path, cli: Cli
+) -> None:
+    from xml.etree import ElementTree  # expat: the strict XML 1.0 parser CI servers use
+
+    corpus = _printing_agent(tmp_path)
+    junit = tmp_path / "junit.xml"
+    code, _, err = cli("-C", corpus, "check", "--junit", junit)
+    assert code == 1, err
+    outputs = [e.text or "" for e in ElementTree.parse(junit).iter("system-out")]
+    assert outputs and all("\\x1b]0;pwned\\x07" in text for text in outputs)
+    assert "\x1b" not in junit.read_text(encoding="utf-8")
