@@ -65,7 +65,13 @@ def upgrade_text(
     version = data.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise InputError("has no integer schema_version; see `corpus validate`", where)
-    if version >= target:
+    if version > target:
+        raise InputError(
+            f"schema_version {version} is newer than this corpus-tool knows ({kind} files up "
+            f"to {target}): a newer corpus-tool wrote it; upgrade corpus-tool to read it",
+            where,
+        )
+    if version == target:
         return None
     chain = steps.path(kind, version, target)
     if chain is None:
