@@ -96,6 +96,7 @@ def plan_file(corpus: Corpus, options: AddOptions, redactor: redact.Redactor) ->
         runs = [_paired(runs, options)]
     sha = hashlib.sha256(raw).hexdigest()
     planned = [_plan(corpus, run, options, (sha, redactor), len(runs) > 1) for run in runs]
+    corpus.check_no_twins(case.case_id for case in planned)
     _refuse_twins(planned, options)
     _refuse_incomplete(planned, options)
     if options.minimize:
