@@ -96,7 +96,6 @@ def plan_file(corpus: Corpus, options: AddOptions, redactor: redact.Redactor) ->
         runs = [_paired(runs, options)]
     sha = hashlib.sha256(raw).hexdigest()
     planned = [_plan(corpus, run, options, (sha, redactor), len(runs) > 1) for run in runs]
-    corpus.check_no_twins(case.case_id for case in planned)
     _refuse_twins(planned, options)
     _refuse_incomplete(planned, options)
     if options.minimize:
@@ -148,6 +147,7 @@ def write_planned(
     """
     if not planned:
         return
+    corpus.check_no_twins(case.case_id for case in planned)  # one listing for a whole batch
     for note in recovery.recover(corpus, steps):
         if err is not None:
             err.write(f"corpus add: {note}\n")
