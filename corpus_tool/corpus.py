@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,9 @@ CONFIG_NAME = "corpus.yaml"
 CASES = "cases"
 WAIVERS = "waivers"
 CASE_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
+WINDOWS_DEVICE = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?", re.IGNORECASE)
+"""Names Windows reserves for devices, whatever the extension (`nul.txt` opens NUL too)."""
+ID_RULE = "use 1-80 of a-z 0-9 . _ - starting with a letter or digit"
 
 
 LEXICAL_SCORER = "lexical"
@@ -43,19 +47,58 @@ def unregistered_scorer(name: object, config: Mapping[str, Any]) -> str | None:
     )
 
 
+def case_id_problem(text: str) -> str | None:
+    """Why `text` is no case id, or None when it is one.
+
+    An id is a directory name that every file system a corpus is checked out on holds as
+    itself: lower-case ASCII only, so no two ids differ only in case or Unicode normalization
+    (which macOS and Windows fold into one name); no trailing dot and no device name, which
+    Windows drops or refuses.
+    """
+    if CASE_ID.fullmatch(text) is None or ".." in text:
+        if not text.isascii():
+            return (
+                f"{ID_RULE} (ASCII only: a name can be written in more than one Unicode form, "
+                "which macOS and Windows take for one name)"
+            )
+        return ID_RULE
+    if text.endswith("."):
+        return "it ends with a dot, which Windows drops from a file name; remove the dot"
+    if WINDOWS_DEVICE.fullmatch(text):
+        return (
+            f"{text.split('.', 1)[0]!r} is a device name Windows reserves (with any extension), "
+            "so no Windows checkout can hold the case; pick another id"
+        )
+    return None
+
+
 def is_case_id(text: str) -> bool:
-    """True for a valid case id: 1-80 of a-z 0-9 . _ -, starting with a letter or digit."""
-    return CASE_ID.fullmatch(text) is not None and ".." not in text
+    """True for a valid case id (see case_id_problem)."""
+    return case_id_problem(text) is None
 
 
 def check_case_id(case_id: str) -> str:
-    """Return a valid case id or raise UsageError saying what a valid one looks like."""
-    if not is_case_id(case_id):
+    """Return a valid case id or raise UsageError saying why it is none."""
+    problem = case_id_problem(case_id)
+    if problem is not None:
         shown = case_id if case_id else "(empty)"
-        raise UsageError(
-            f"invalid case id {shown!r}: use 1-80 of a-z 0-9 . _ - starting with a letter or digit"
-        )
+        raise UsageError(f"invalid case id {shown!r}: {problem}")
     return case_id
+
+
+def folded(name: str) -> str:
+    """A directory name as a case-insensitive, normalizing file system compares it (macOS
+    folds case and Unicode normalization, Windows case and trailing dots and spaces)."""
+    once = unicodedata.normalize("NFKC", name).casefold()
+    return unicodedata.normalize("NFKC", once).rstrip(". ")
+
+
+def twins(names: Iterable[str]) -> list[list[str]]:
+    """Groups of names that such a file system takes for one (each group sorted)."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(folded(name), []).append(name)
+    return sorted(sorted(group) for group in groups.values() if len(group) > 1)
 
 
 def find_root(start: Path) -> Path | None:
@@ -94,6 +137,22 @@ class Corpus:
     def case_dir(self, case_id: str) -> Path:
         """The directory of a case (the id is checked, so no path tricks get through)."""
         return self.cases_dir / check_case_id(case_id)
+
+    def check_no_twins(self, case_ids: Iterable[str]) -> None:
+        """UsageError when a directory in cases/ is another spelling of one of these ids.
+
+        A valid id folds to itself, so only a directory whose name is no id can be a twin.
+        """
+        others = [name for name in self.case_ids() if not is_case_id(name)]
+        taken = {folded(name): name for name in others}
+        for case_id in case_ids:
+            twin = taken.get(folded(case_id))
+            if twin is not None:
+                raise UsageError(
+                    f"case id {case_id!r} and the directory {twin!r} in {self.cases_dir} differ "
+                    "only in case, Unicode normalization or trailing dots: macOS and Windows "
+                    f"hold only one of them; rename {twin!r} first (`corpus validate` flags it)"
+                )
 
     def case_ids(self) -> list[str]:
         """Ids of every case directory, sorted."""

@@ -6,8 +6,9 @@ import io
 from collections import Counter
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from corpus_tool.yaml_quote import round_trip
 
 
 def trigger(body: dict[str, Any]) -> dict[str, Any]:
@@ -125,7 +126,7 @@ def _flow(items: list[str]) -> CommentedSeq:
 
 
 def _dump(doc: CommentedMap) -> str:
-    yaml = YAML()
+    yaml = round_trip()  # `id: no` written as `id: 'no'`: corpus-tool reads YAML 1.1
     yaml.width = 100
     yaml.indent(mapping=2, sequence=4, offset=2)
     out = io.StringIO()

@@ -19,6 +19,7 @@ from corpus_tool import yaml_build
 from corpus_tool.errors import InputError
 from corpus_tool.locks import exclusive
 from corpus_tool.yaml_build import Span
+from corpus_tool.yaml_quote import is_plain_safe
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C speed where libyaml is built
 
@@ -395,6 +396,8 @@ class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[mi
 
 def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value and not value.endswith((" ", "\t")) else None
+    if style is None and not is_plain_safe(value):  # `1e3`, `0o17`: PyYAML alone writes plain
+        style = "'"
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
@@ -414,6 +417,6 @@ def with_top_value(text: str, key: str, value: str, path: Path) -> str:
     if isinstance(root, yaml.MappingNode):
         for key_node, node in root.value:
             if key_node.value == key and isinstance(node, yaml.ScalarNode):
-                shown = yaml.safe_dump(value, default_style=None).removesuffix("\n...\n").strip()
+                shown = dump_yaml(value).removesuffix("\n...\n").strip()
                 return text[: node.start_mark.index] + shown + text[node.end_mark.index :]
     raise InputError(f"has no top-level `{key}:` value to change; see `corpus validate`", path)

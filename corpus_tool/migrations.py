@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from corpus_tool.errors import InputError
+from corpus_tool.yaml_quote import round_trip
 
 Upgrade = Callable[[MutableMapping[str, Any]], None]
 """Edits a document of version n into version n+1, in place."""
@@ -65,7 +66,13 @@ def upgrade_text(
     version = data.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise InputError("has no integer schema_version; see `corpus validate`", where)
-    if version >= target:
+    if version > target:
+        raise InputError(
+            f"schema_version {version} is newer than this corpus-tool knows ({kind} files up "
+            f"to {target}): a newer corpus-tool wrote it; upgrade corpus-tool to read it",
+            where,
+        )
+    if version == target:
         return None
     chain = steps.path(kind, version, target)
     if chain is None:
@@ -105,16 +112,9 @@ def _dump(data: Any, style: Style) -> str:
 
 
 def _yaml(style: Style) -> Any:
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="rt")
+    # quoting what a YAML 1.1 or 1.2 reader would misread; `null` as corpus files spell it
+    yaml = round_trip(spell_null=True)
     yaml.preserve_quotes = True
     mapping, sequence, offset, yaml.width = style
     yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
-    yaml.representer.add_representer(type(None), _null)
     return yaml
-
-
-def _null(representer: Any, value: None) -> Any:
-    """`null` as corpus files spell it (ruamel would leave the value empty)."""
-    return representer.represent_scalar("tag:yaml.org,2002:null", "null")

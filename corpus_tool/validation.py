@@ -16,6 +16,7 @@ from corpus_tool.corpus import (
     check_case_id,
     outside_links,
     outside_message,
+    twins,
     unregistered_scorer,
 )
 from corpus_tool.errors import InputError, UsageError
@@ -131,8 +132,9 @@ def check_config(corpus: Corpus, show: Show, inspect: Inspect | None = None) -> 
 
 def check_layout(corpus: Corpus, show: Show) -> list[Finding]:
     """cases/ and waivers/ are directories when present (a file there hides every case), and
-    neither they nor corpus.yaml is a link out of the corpus (writing commands refuse those)."""
-    found = [
+    neither they nor corpus.yaml is a link out of the corpus (writing commands refuse those),
+    and no two case directories are one name to macOS or Windows."""
+    found = _twin_cases(corpus, show) + [
         Finding(
             show(where),
             None,
@@ -147,6 +149,20 @@ def check_layout(corpus: Corpus, show: Show) -> list[Finding]:
         Finding(show(path), None, "$", "corpus.layout", outside_message(path, target))
         for path, target in outside_links(corpus)
     ]
+    return found
+
+
+def _twin_cases(corpus: Corpus, show: Show) -> list[Finding]:
+    found: list[Finding] = []
+    for group in twins(corpus.case_ids()):
+        for name in group:
+            others = ", ".join(repr(n) for n in group if n != name)
+            message = (
+                f"case directory {name!r} and {others} differ only in case, Unicode "
+                "normalization or trailing dots: macOS and Windows hold only one of them; "
+                "rename all but one"
+            )
+            found.append(Finding(show(corpus.cases_dir / name), None, "$", "case.id", message))
     return found
 
 

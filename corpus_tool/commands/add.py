@@ -147,6 +147,7 @@ def write_planned(
     """
     if not planned:
         return
+    corpus.check_no_twins(case.case_id for case in planned)  # one listing for a whole batch
     for note in recovery.recover(corpus, steps):
         if err is not None:
             err.write(f"corpus add: {note}\n")

@@ -52,6 +52,7 @@ def plan(corpus: Corpus, old: str, new: str) -> Move:
     check_case_id(new)
     if old == new:
         raise UsageError(f"case {old!r} already has that id")
+    corpus.check_no_twins([new])
     source, target = corpus.case_dir(old), corpus.case_dir(new)
     waivers = {
         path: _edited(path, "case", old, new, corpus)

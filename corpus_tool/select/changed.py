@@ -77,6 +77,7 @@ def _case_index(
     repo: Repository, snapshot: Snapshot, layout: Layout, cache: FactCache
 ) -> CaseIndex:
     ids = {c for c in map(layout.case_of, snapshot.blobs) if c is not None}
+    ids.update(c for c in map(layout.case_of_link, snapshot.links) if c is not None)
 
     def head_blob(path: str) -> bytes | None:
         blob = snapshot.blobs.get(path)

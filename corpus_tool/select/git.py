@@ -27,6 +27,8 @@ BATCH = 4096
 
 INDEX = "index"
 WORKTREE = "worktree"
+GITLINK = "160000"
+"""The mode of a submodule's entry (a commit id, not a file) in a tree or the index."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Change:
     status: str  # added | modified | deleted | renamed
     path: str  # the new path of a rename
     old_path: str | None = None  # where a renamed file came from
+    link: bool = False  # a submodule (gitlink) on either side: the path is a directory
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,7 @@ class Snapshot:
 
     blobs: Mapping[str, str]
     local: Mapping[str, bytes] = field(default_factory=dict)  # blob id -> worktree bytes
+    links: frozenset[str] = frozenset()  # submodule paths: their files are in another repo
 
 
 class Repository:
@@ -101,15 +105,20 @@ class Repository:
             ) from None
 
     def changes(self, merge_base: str, head: str) -> list[Change]:
-        """Files changed from `merge_base` to a commit, the index (INDEX) or the worktree."""
-        diff = ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-color"]
+        """Files changed from `merge_base` to a commit, the index (INDEX) or the worktree.
+
+        A submodule bump is a change too, whatever `diff.ignoreSubmodules` or a
+        `submodule.<name>.ignore` in .gitmodules (which the change itself may set) says.
+        """
+        diff = ["diff", "--raw", "-z", "-M", "--no-abbrev", "--no-ext-diff", "--no-color"]
+        diff.append("--ignore-submodules=none")
         if head == INDEX:
             raw = self.run(*diff, "--cached", merge_base, "--")
         elif head == WORKTREE:
             raw = self.run(*diff, merge_base, "--")
         else:
             raw = self.run(*diff, merge_base, head, "--")
-        found = parse_name_status(raw)
+        found = parse_raw(raw)
         if head == WORKTREE:
             found.extend(Change("added", path) for path in self.untracked())
         return found
@@ -121,32 +130,42 @@ class Repository:
     def snapshot(self, head: str, prefixes: list[str]) -> Snapshot:
         """Blob ids of the files under `prefixes` on the head side."""
         if head == INDEX:
-            return Snapshot(self._index(prefixes))
+            return self._index(prefixes)
         if head == WORKTREE:
             return self._worktree(prefixes)
-        return Snapshot(self.tree(head, prefixes))
+        return self._tree(head, prefixes)
 
-    def tree(self, commit: str, paths: list[str]) -> dict[str, str]:
+    def tree(self, commit: str, paths: list[str]) -> Mapping[str, str]:
         """Blob ids of the files at or under `paths` in a commit."""
+        return self._tree(commit, paths).blobs
+
+    def _tree(self, commit: str, paths: list[str]) -> Snapshot:
         blobs: dict[str, str] = {}
+        links: set[str] = set()
         for entry in _split(self.run("ls-tree", "-r", "-z", commit, "--", *paths)):
             meta, _, path = entry.partition("\t")
             _mode, kind, blob = meta.split()
             if kind == "blob":
                 blobs[path] = blob
-        return blobs
+            elif kind == "commit":  # a submodule: a commit of another repository
+                links.add(path)
+        return Snapshot(blobs, links=frozenset(links))
 
-    def _index(self, prefixes: list[str]) -> dict[str, str]:
+    def _index(self, prefixes: list[str]) -> Snapshot:
         blobs: dict[str, str] = {}
+        links: set[str] = set()
         for entry in _split(self.run("ls-files", "-s", "-z", "--", *prefixes)):
             meta, _, path = entry.partition("\t")
             mode, blob, _stage = meta.split()
-            if not mode.startswith("160"):  # a submodule is a commit, not a file
+            if mode == GITLINK:  # a submodule is a commit, not a file
+                links.add(path)
+            else:
                 blobs[path] = blob
-        return blobs
+        return Snapshot(blobs, links=frozenset(links))
 
     def _worktree(self, prefixes: list[str]) -> Snapshot:
-        blobs = self._index(prefixes)
+        staged = self._index(prefixes)
+        blobs = dict(staged.blobs)
         local: dict[str, bytes] = {}
         dirty = _split(self.run("diff", "--name-only", "-z", "--no-ext-diff", "--", *prefixes))
         others = _split(
@@ -161,7 +180,7 @@ class Repository:
             blob = blob_id(data)
             blobs[path] = blob
             local[blob] = data
-        return Snapshot(blobs, local)
+        return Snapshot(blobs, local, staged.links)
 
     def read(self, blob: str, snapshot: Snapshot | None = None) -> bytes:
         """The bytes of a blob (worktree bytes when the snapshot hashed them itself)."""
@@ -222,19 +241,22 @@ def parse_batch(raw: bytes) -> dict[str, bytes]:
     return found
 
 
-def parse_name_status(raw: str) -> list[Change]:
-    """Changes from `git diff --name-status -z` output (renames carry two paths)."""
+def parse_raw(raw: str) -> list[Change]:
+    """Changes from `git diff --raw -z` output: `:old-mode new-mode old new STATUS`, then the
+    path (two paths for a rename or copy). A gitlink mode on either side marks a submodule."""
     tokens = _split(raw)
     found: list[Change] = []
     i = 0
     while i < len(tokens):
-        letter = tokens[i][:1]
+        old_mode, new_mode, _old, _new, status = tokens[i].lstrip(":").split()
+        letter = status[:1]
+        link = GITLINK in (old_mode, new_mode)
         if letter in ("R", "C"):
             old, new = tokens[i + 1], tokens[i + 2]
-            found.append(Change(STATUSES[letter], new, old if letter == "R" else None))
+            found.append(Change(STATUSES[letter], new, old if letter == "R" else None, link))
             i += 3
         else:
-            found.append(Change(STATUSES.get(letter, "modified"), tokens[i + 1]))
+            found.append(Change(STATUSES.get(letter, "modified"), tokens[i + 1], None, link))
             i += 2
     return found
 

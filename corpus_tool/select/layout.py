@@ -45,6 +45,12 @@ class Layout:
         case_id = inner.split("/", 1)[0]
         return case_id if is_case_id(case_id) else None
 
+    def case_of_link(self, path: str) -> str | None:
+        """The case a submodule at `path` is (cases/<id>) or lies in (cases/<id>/...)."""
+        inner = self._inside(path, CASES)
+        case_id = inner.split("/", 1)[0] if inner else ""
+        return case_id if is_case_id(case_id) else None
+
     def is_waiver(self, path: str) -> bool:
         inner = self._inside(path, WAIVERS)
         return inner is not None and "/" not in inner and inner.endswith((".yaml", ".yml"))

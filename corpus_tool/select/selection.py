@@ -195,7 +195,7 @@ def _nothing(target: Target) -> str:
 
 
 def _vanished(change: Change, layout: Layout, cases: CaseIndex) -> set[str]:
-    named = {layout.case_of(p) for p in (change.path, change.old_path) if p}
+    named = {_case_of(p, change, layout) for p in (change.path, change.old_path) if p}
     return {case_id for case_id in named if case_id is not None and case_id not in cases}
 
 
@@ -224,13 +224,19 @@ def _builtin(
 ) -> list[tuple[str, Target]]:
     if layout.is_global(path):
         return [("global file: selects every case", Target(all=True))]
-    case_id = layout.case_of(path)
+    case_id = _case_of(path, change, layout)
     if case_id is not None:
-        return [("case file", Target(ids=frozenset({case_id})))]
+        rule = "case submodule" if change.link else "case file"
+        return [(rule, Target(ids=frozenset({case_id})))]
     if layout.is_waiver(path):
         named = _waiver_cases(path, change, cases, base_blob)
         return [(f"waiver of {case}", Target(ids=frozenset({case}))) for case in sorted(named)]
     return []
+
+
+def _case_of(path: str, change: Change, layout: Layout) -> str | None:
+    """The case a changed path belongs to; a submodule may be the case directory itself."""
+    return layout.case_of_link(path) if change.link else layout.case_of(path)
 
 
 def _waiver_cases(path: str, change: Change, cases: CaseIndex, base_blob: BlobReader) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpus_tool.select.git import parse_name_status
+from corpus_tool.select.git import parse_raw
 from corpus_tool.select.layout import Layout
 from corpus_tool.select.rules import Impact, glob_regex, path_matches
 
@@ -52,12 +52,20 @@ def test_layout_classifies_corpus_files(where: str) -> None:
     assert layout.is_global("schemas/trace.schema.json")
 
 
-def test_name_status_parsing_keeps_odd_paths() -> None:
-    raw = "M\0a b.py\0R087\0old/ü.py\0new/ü.py\0D\0gone\0T\0link\0"
-    changes = parse_name_status(raw)
-    assert [(c.status, c.path, c.old_path) for c in changes] == [
-        ("modified", "a b.py", None),
-        ("renamed", "new/ü.py", "old/ü.py"),
-        ("deleted", "gone", None),
-        ("modified", "link", None),
+def test_raw_diff_parsing_keeps_odd_paths_and_marks_submodules() -> None:
+    blob, zero = "1" * 40, "0" * 40
+    raw = (
+        f":100644 100644 {blob} {blob} M\0a b.py\0"
+        f":100644 100644 {blob} {blob} R087\0old/ü.py\0new/ü.py\0"
+        f":100644 000000 {blob} {zero} D\0gone\0"
+        f":120000 100644 {blob} {blob} T\0link\0"
+        f":160000 160000 {blob} {blob} M\0vendor/lib\0"
+    )
+    changes = parse_raw(raw)
+    assert [(c.status, c.path, c.old_path, c.link) for c in changes] == [
+        ("modified", "a b.py", None, False),
+        ("renamed", "new/ü.py", "old/ü.py", False),
+        ("deleted", "gone", None, False),
+        ("modified", "link", None, False),
+        ("modified", "vendor/lib", None, True),
     ]
