@@ -40,18 +40,18 @@ class Move:
 def mv(corpus: Corpus, old: str, new: str, output: str, out: TextIO) -> int:
     """Rename case OLD to NEW; 0 when done (interrupted writes in the corpus are finished first)."""
     recovery.recover(corpus)
-    move = plan(corpus, old, new)
-    apply(move)
+    _check_ids(old, new)
+    # planned under both locks: a `forget` that removed OLD meanwhile is "no case", not a crash
+    with staging.locked(corpus.case_dir(old)), staging.locked(corpus.case_dir(new)):
+        move = plan(corpus, old, new)
+        apply(move)
     _report(corpus, move, output, out)
     return 0
 
 
 def plan(corpus: Corpus, old: str, new: str) -> Move:
     """Check the ids and read everything; refuse before anything is written."""
-    check_case_id(old)
-    check_case_id(new)
-    if old == new:
-        raise UsageError(f"case {old!r} already has that id")
+    _check_ids(old, new)
     corpus.check_no_twins([new])
     source, target = corpus.case_dir(old), corpus.case_dir(new)
     waivers = {
@@ -73,25 +73,31 @@ def plan(corpus: Corpus, old: str, new: str) -> Move:
     return Move(old, new, source, target, edited, waivers, resuming)
 
 
+def _check_ids(old: str, new: str) -> None:
+    check_case_id(old)
+    check_case_id(new)
+    if old == new:
+        raise UsageError(f"case {old!r} already has that id")
+
+
 def apply(move: Move) -> None:
     """New directory, waivers, then the old directory: each step safe to repeat.
 
-    Both case directories stay locked for the whole move, like every write of a case; the copy
-    keeps links as links and refuses pipes and devices (staging.py).
+    The caller holds both case directories' locks for the whole move, like every write of a
+    case; the copy keeps links as links and refuses pipes and devices (staging.py).
     """
-    with staging.locked(move.source), staging.locked(move.target):
-        if not move.resuming:
-            with staging.build(move.target, replace=False) as tmp:
-                staging.copy_tree(move.source, tmp)
-                for name, text in move.edited.items():
-                    staging.write_new(tmp / name, text)
-        for path, text in move.waivers.items():
-            files.atomic_write(path, text)
-        gone = _leftover(move.source)
-        if move.source.is_dir():
-            shutil.rmtree(gone, ignore_errors=True)
-            os.replace(move.source, gone)  # the case is gone in one step; cleaned up after
+    if not move.resuming:
+        with staging.build(move.target, replace=False) as tmp:
+            staging.copy_tree(move.source, tmp)
+            for name, text in move.edited.items():
+                staging.write_new(tmp / name, text)
+    for path, text in move.waivers.items():
+        files.atomic_write(path, text)
+    gone = _leftover(move.source)
+    if move.source.is_dir():
         shutil.rmtree(gone, ignore_errors=True)
+        os.replace(move.source, gone)  # the case is gone in one step; cleaned up after
+    shutil.rmtree(gone, ignore_errors=True)
 
 
 def _leftover(source: Path) -> Path:

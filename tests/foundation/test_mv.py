@@ -169,3 +169,25 @@ def test_mv_killed_at_any_step_is_finished_by_running_it_again(
         assert cli("-C", root, "validate").code == 0, f"killed at step {at}"
         code, _, err = cli("-C", root, "mv", "old-case", "new-case")
         assert (code, _snapshot(root)) == (0, want), f"killed at step {at}: {err}"
+
+
+def test_mv_of_a_case_removed_while_it_waits_for_the_lock_says_no_case(
+    corpus: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `forget` that removes the case between mv's first look and its lock (the interleaving
+    a race with forget produces, reached on purpose): mv plans under the lock, so it finds no
+    case and says so in one line, instead of an internal error halfway through the copy."""
+    from corpus_tool import staging
+
+    taken = staging.locked
+
+    def locked_after_a_forget(final: Path, *args: Any, **kwargs: Any) -> Any:
+        if final.name == "old-case" and final.is_dir():
+            shutil.rmtree(final)  # what forget does under the lock mv then gets
+        return taken(final, *args, **kwargs)
+
+    monkeypatch.setattr(staging, "locked", locked_after_a_forget)
+    code, _, err = cli("-C", corpus, "mv", "old-case", "new-case")
+    assert code == 2, err
+    assert "internal error" not in err and "no case 'old-case'" in err
+    assert err.count("\n") == 1 and not (corpus / "cases/new-case").exists()
