@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from corpus_tool import files, schema, staging
-from corpus_tool.corpus import Corpus
+from corpus_tool.corpus import Corpus, refuse_outside_links
 from corpus_tool.errors import CorpusError, InputError
 from corpus_tool.migrations import Steps, upgrade_text
 
@@ -31,6 +31,7 @@ def migrate(
 ) -> int:
     """Every file is upgraded in memory first; one that cannot be is an error and nothing is
     written. Each file is then replaced atomically. 0 whether or not anything changed."""
+    refuse_outside_links(corpus)  # it would rewrite files the repository does not hold
     found, problems = _plan(corpus, steps)
     if problems:
         shown = "; ".join(str(p) for p in problems[:5])

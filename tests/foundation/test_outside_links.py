@@ -63,7 +63,7 @@ def corpus(corpus_dir: Path, cli: Cli) -> Path:
 def test_add_refuses_cases_linked_outside(corpus: Path, tmp_path: Path, cli: Cli) -> None:
     outside = _moved_out(corpus, "cases", tmp_path / "elsewhere")
     before = _tree(outside)
-    for argv in (["add", str(INCIDENT), "--id", "c2"], ["mv", "c1", "c3"]):
+    for argv in (["add", str(INCIDENT), "--id", "c2"], ["mv", "c1", "c3"], ["migrate"]):
         _refused(cli("-C", corpus, *argv), corpus / "cases")
         assert _tree(outside) == before, argv
     _layout_finding(cli, corpus, "cases")
