@@ -151,7 +151,8 @@ class Observation:
 
 def _tool(span: Span) -> Facts:
     """A tool observation; LangChain callbacks log the whole ToolMessage as its output."""
-    output = span.io.get("output", ABSENT)
+    output = span.io.get("output")  # null: Langfuse captured no output, not a `None` result
+    output = ABSENT if output is None else output
     facts: Facts = {"tool": _tool_name(span.name), "arguments": span.io.get("input")}
     facts["result"] = result_value(output) if output is not ABSENT else ABSENT
     message = tool_message_result(output)
