@@ -19,7 +19,7 @@ from corpus_tool.ingest.genai_attrs import gemini_message, output_messages
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import CONVENTIONS
 from corpus_tool.ingest.spans import Facts, Run, Span, to_body
-from corpus_tool.ingest.values import obj, parse_time_key, result_value
+from corpus_tool.ingest.values import loads_maybe, obj, parse_time_key, result_value
 from corpus_tool.model.values import ABSENT
 
 _MAPPED = {
@@ -94,8 +94,14 @@ def _span(obs: dict[str, Any]) -> Span:
         duration_ms=(end - start) * 1000 if end >= start > 0 else None,
         attributes={**attrs, **{f"langfuse.{k}": v for k, v in more.items()}},
         status_error=(obs.get("statusMessage") or "") if obs.get("level") == "ERROR" else None,
-        io={k: obs.get(k) for k in ("type", "input", "output", "model")},
+        io={"type": obs.get("type"), "model": obs.get("model"), **_io(obs)},
     )
+
+
+def _io(obs: dict[str, Any]) -> dict[str, Any]:
+    """Input and output; an export may hold them as JSON text (`"[{\"role\": ...}]"`,
+    `"\"Langfuse is ...\""`): decoded, so a JSON-quoted answer loses its quotes."""
+    return {k: loads_maybe(obs.get(k)) for k in ("input", "output")}
 
 
 def _mark_tools(spans: list[Span]) -> list[Span]:
@@ -168,7 +174,10 @@ def _input(value: Any) -> list[dict[str, Any]]:
 
 
 def _output(value: Any) -> tuple[str | None, list[dict[str, Any]]]:
-    """A generation's output in any shape the SDKs log: Responses object, message(s), Gemini."""
+    """A generation's output in any shape the SDKs log: Responses object, message(s), Gemini,
+    an OTel `gen_ai.choice` event (`{index, message: {role, content}}`, pydantic-ai)."""
+    if isinstance(value, dict) and isinstance(value.get("message"), dict) and "role" not in value:
+        value = value["message"]
     if isinstance(value, dict) and isinstance(value.get("output"), list):
         return responses_output(value["output"])
     if isinstance(value, dict) and isinstance(value.get("content"), dict):
@@ -184,7 +193,8 @@ def _output(value: Any) -> tuple[str | None, list[dict[str, Any]]]:
 
 def _use_trace_io(body: dict[str, Any], trace: dict[str, Any]) -> None:
     """The trace's own input/output, when the spans did not say."""
-    if body["input"]["user_message"] is None and isinstance(trace.get("input"), str):
-        body["input"]["user_message"] = trace["input"]
-    if body["terminal"].get("output") is None and trace.get("output") not in (None, "None"):
-        body["terminal"]["output"] = trace["output"]
+    given, answer = loads_maybe(trace.get("input")), loads_maybe(trace.get("output"))
+    if body["input"]["user_message"] is None and isinstance(given, str):
+        body["input"]["user_message"] = given
+    if body["terminal"].get("output") is None and answer not in (None, "None"):
+        body["terminal"]["output"] = answer
