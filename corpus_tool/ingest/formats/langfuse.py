@@ -78,7 +78,7 @@ def _str(value: Any) -> str | None:
 
 
 def _span(obs: dict[str, Any]) -> Span:
-    meta = obj(obs.get("metadata"))
+    meta = obj(loads_maybe(obs.get("metadata")))  # a dict, or JSON text (framework fixtures)
     attrs = flatten(meta.get("attributes")) if isinstance(meta.get("attributes"), dict) else {}
     more = {k: v for k, v in obs.items() if k not in _MAPPED | _NOISE and v not in (None, {}, [])}
     more.update({f"metadata.{k}": v for k, v in meta.items() if k != "attributes"})
@@ -101,7 +101,10 @@ def _span(obs: dict[str, Any]) -> Span:
 def _io(obs: dict[str, Any]) -> dict[str, Any]:
     """Input and output; an export may hold them as JSON text (`"[{\"role\": ...}]"`,
     `"\"Langfuse is ...\""`): decoded, so a JSON-quoted answer loses its quotes."""
-    return {k: loads_maybe(obs.get(k)) for k in ("input", "output")}
+    return {k: None if obs.get(k) == "None" else loads_maybe(obs.get(k)) for k in _IO}
+
+
+_IO = ("input", "output")
 
 
 def _mark_tools(spans: list[Span]) -> list[Span]:
@@ -175,7 +178,10 @@ def _input(value: Any) -> list[dict[str, Any]]:
 
 def _output(value: Any) -> tuple[str | None, list[dict[str, Any]]]:
     """A generation's output in any shape the SDKs log: Responses object, message(s), Gemini,
-    an OTel `gen_ai.choice` event (`{index, message: {role, content}}`, pydantic-ai)."""
+    an OTel `gen_ai.choice` event (`{index, message: {role, content}}`, pydantic-ai), a Chat
+    Completions response (`{choices: [{message}]}`)."""
+    if isinstance(value, dict) and isinstance(value.get("choices"), list) and value["choices"]:
+        value = value["choices"][0]  # a Chat Completions response (Agno's `invoke` span)
     if isinstance(value, dict) and isinstance(value.get("message"), dict) and "role" not in value:
         value = value["message"]
     if isinstance(value, dict) and isinstance(value.get("output"), list):
