@@ -158,7 +158,7 @@ def _event(raw: dict[str, Any]) -> dict[str, Any] | None:
         return model_event(
             raw.get("model"), messages(raw.get("input") or []), text_of(msg.get("content")),
             msg.get("tool_calls") or [], usage=output.get("usage"),
-            finish_reason=choices[0].get("stop_reason"), **where,
+            finish_reason=choices[0].get("stop_reason"), tools=_offered(raw), **where,
         )  # fmt: skip
     if raw["event"] == "tool":
         err = raw.get("error")
@@ -172,6 +172,13 @@ def _event(raw: dict[str, Any]) -> dict[str, Any] | None:
             **where,
         )
     return None
+
+
+def _offered(raw: dict[str, Any]) -> list[Any] | None:
+    """The tools the model event offered (`tools`: name, description, parameters); none
+    offered is left unrecorded, as the other formats leave it."""
+    tools = raw.get("tools")
+    return [t for t in tools if isinstance(t, dict)] or None if isinstance(tools, list) else None
 
 
 def _tool_error(err: Any) -> dict[str, str]:
