@@ -135,10 +135,18 @@ def _run(sample: dict[str, Any], header: dict[str, Any]) -> Imported:
             "metadata": sample.get("metadata"),
         },
     )
-    label = f"sample-{sample_id}-epoch-{epoch}"
+    label = f"{_run_name(header)}sample-{sample_id}-epoch-{epoch}"
     return Imported(
         IMPORTER.name, body, trace_id=sample.get("uuid"), label=label, task_id=sample_id
     )
+
+
+def _run_name(header: dict[str, Any]) -> str:
+    """`<task>-<run id, 8 characters>-`: Inspect numbers samples from 1 in every log, so the
+    sample id alone names the same case in every file."""
+    task = str(header.get("task") or "").rsplit("/", 1)[-1]
+    run = str(header.get("run_id") or header.get("eval_id") or "")[:8]
+    return "".join(f"{part}-" for part in (task, run) if any(c.isalnum() for c in part))
 
 
 def _version(header: dict[str, Any]) -> str | None:
