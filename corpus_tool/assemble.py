@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,10 @@ SCHEMA_VERSION = 1
 def derive_case_id(imported: Imported, incident: Path, prefix: str = "") -> str:
     """A case id from the trace id (or label, or file name): lower-case, safe characters."""
     raw = prefix + (imported.label or imported.trace_id or incident.stem)
-    cleaned = re.sub(r"[^a-z0-9._-]+", "-", raw.lower()).strip("-._")
-    cleaned = cleaned.replace("..", ".")[:80].rstrip("-._")
+    cleaned = re.sub(r"[^a-z0-9._-]+", "-", raw.lower()).strip("-._").replace("..", ".")
+    if len(cleaned) > 80:  # cut, with a suffix of the whole name: long ids stay distinct
+        digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:8]
+        cleaned = f"{cleaned[:71].rstrip('-._')}-{digest}"
     return cleaned or "case"
 
 

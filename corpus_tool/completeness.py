@@ -2,7 +2,7 @@
 
 The rules are the ones the README lists under `corpus add` (Completeness); each problem names
 its rule (`completeness.seq`, `.tool_result`, `.tool_link`, `.timestamp`, `.version`,
-`.truncated`), which validate prints.
+`.truncated`, `.answer`), which validate prints.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ def problems(body: dict[str, Any]) -> list[Problem]:
         *_consistency(events),
         *_wrapped_results(events),
         *_missing_marks(body, events),
+        *_answers(events),
     ]
     return found
 
@@ -360,3 +361,22 @@ def _missing_marks(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterat
                     f"model call at seq {event.get('seq')} holds no request messages (the "
                     "source did not export them): replay cannot check what the agent sends",
                 )
+
+
+def _answers(events: list[dict[str, Any]]) -> Iterator[Problem]:
+    """A model call answers something: text, a tool call, or at least a finish reason saying
+    the answer was empty. No answer at all is an importer that missed it (or a source that
+    did not hold it): replay would hand the agent an answer that never happened."""
+    for i, event in enumerate(events):
+        if event.get("type") != "model_call" or "messages" in (event.get("missing") or ()):
+            continue
+        response = event.get("response") or {}
+        content = response.get("content")
+        if response.get("tool_calls") or response.get("finish_reason"):
+            continue
+        if content is None or (isinstance(content, str) and not content.strip()):
+            yield Problem(
+                ("events", i, "response"),
+                "completeness.answer",
+                f"model call at seq {event.get('seq')} holds no answer (no text, no tool call)",
+            )

@@ -9,6 +9,7 @@ formats `attrs`, `spans`, `genai_attrs`, `oi_attrs` and `otel`.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -57,9 +58,28 @@ def _parse_auto(raw: bytes, path: Path, importers: dict[str, Importer]) -> tuple
         readers = (i for i in importers.values() if isinstance(i, ReadsBytes))
         reader = next((i for i in readers if i.sniff_bytes(raw, path)), None)
         if reader is None:
+            _refuse_json_lines(raw, path, importers)
             raise
         return reader.read(raw, path), reader
     return data, pick(data, path)
+
+
+def _refuse_json_lines(raw: bytes, path: Path, importers: dict[str, Importer]) -> None:
+    """JSON lines no importer reads are a format not recognised, not broken JSON."""
+    lines = [line for line in raw.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return
+    try:
+        values = [json.loads(line) for line in lines[:50]]
+    except (ValueError, RecursionError):
+        return
+    if all(isinstance(v, (dict, list)) for v in values):
+        raise InputError(
+            f"not a recognised incident: JSON lines (one JSON value per line) that no importer "
+            f"reads (tried: {', '.join(importers)}); only MCP logs are read as JSON lines: "
+            "export the trace as one JSON document, or pass --format NAME",
+            path,
+        )
 
 
 _SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)

@@ -193,7 +193,10 @@ class _Merged:
 def _merge_nested(spans: list[Span], facts: dict[str, Facts]) -> _Merged:
     """One model call often shows as nested spans (framework, SDK, HTTP client instrumentation).
 
-    Keep the span with the richest facts (the innermost on ties); the others' facts fill its gaps.
+    Keep the span with the richest facts, then the one whose request holds more messages (a
+    request logged as one flattened string, as Langfuse's SDK logs a duplicate generation
+    under Agno's `invoke` span, is poorer than the structured one), then the innermost; the
+    others' facts fill its gaps.
     """
     by_id = {s.span_id: s for s in spans}
     groups: dict[str, list[str]] = {}
@@ -211,7 +214,7 @@ def _merge_nested(spans: list[Span], facts: dict[str, Facts]) -> _Merged:
     for members in groups.values():
         if len(members) < 2:
             continue
-        keep = max(enumerate(members), key=lambda p: (_richness(facts[p[1]]), p[0]))[1]
+        keep = max(enumerate(members), key=lambda p: (*_rank(facts[p[1]]), p[0]))[1]
         dropped.update(m for m in members if m != keep)
         absorbed[keep] = [(by_id[m], facts[m]) for m in members if m != keep]
     return _Merged(dropped, absorbed)
@@ -233,6 +236,11 @@ def _same_call(outer: Facts, inner: Facts) -> bool:
     if outer["kind"] != inner["kind"]:
         return False
     return outer["kind"] == "model" or outer.get("tool") == inner.get("tool")
+
+
+def _rank(facts: Facts) -> tuple[int, int]:
+    messages = facts.get("messages")
+    return _richness(facts), len(messages) if isinstance(messages, list) else 0
 
 
 def _richness(facts: Facts) -> int:

@@ -24,7 +24,10 @@ def _model(seq: int, *calls: tuple[str | None, str], model: str | None = "m") ->
         "type": "model_call",
         "model": model,
         "request": {"messages": []},
-        "response": {"tool_calls": [{"id": i, "name": n, "arguments": {}} for i, n in calls]},
+        "response": {
+            "content": None if calls else "done",
+            "tool_calls": [{"id": i, "name": n, "arguments": {}} for i, n in calls],
+        },
     }
 
 

@@ -135,10 +135,18 @@ def _run(sample: dict[str, Any], header: dict[str, Any]) -> Imported:
             "metadata": sample.get("metadata"),
         },
     )
-    label = f"sample-{sample_id}-epoch-{epoch}"
+    label = f"{_run_name(header)}sample-{sample_id}-epoch-{epoch}"
     return Imported(
         IMPORTER.name, body, trace_id=sample.get("uuid"), label=label, task_id=sample_id
     )
+
+
+def _run_name(header: dict[str, Any]) -> str:
+    """`<task>-<run id, 8 characters>-`: Inspect numbers samples from 1 in every log, so the
+    sample id alone names the same case in every file."""
+    task = str(header.get("task") or "").rsplit("/", 1)[-1]
+    run = str(header.get("run_id") or header.get("eval_id") or "")[:8]
+    return "".join(f"{part}-" for part in (task, run) if any(c.isalnum() for c in part))
 
 
 def _version(header: dict[str, Any]) -> str | None:
@@ -158,7 +166,7 @@ def _event(raw: dict[str, Any]) -> dict[str, Any] | None:
         return model_event(
             raw.get("model"), messages(raw.get("input") or []), text_of(msg.get("content")),
             msg.get("tool_calls") or [], usage=output.get("usage"),
-            finish_reason=choices[0].get("stop_reason"), **where,
+            finish_reason=choices[0].get("stop_reason"), tools=_offered(raw), **where,
         )  # fmt: skip
     if raw["event"] == "tool":
         err = raw.get("error")
@@ -172,6 +180,13 @@ def _event(raw: dict[str, Any]) -> dict[str, Any] | None:
             **where,
         )
     return None
+
+
+def _offered(raw: dict[str, Any]) -> list[Any] | None:
+    """The tools the model event offered (`tools`: name, description, parameters); none
+    offered is left unrecorded, as the other formats leave it."""
+    tools = raw.get("tools")
+    return [t for t in tools if isinstance(t, dict)] or None if isinstance(tools, list) else None
 
 
 def _tool_error(err: Any) -> dict[str, str]:

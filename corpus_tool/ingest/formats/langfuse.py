@@ -19,7 +19,7 @@ from corpus_tool.ingest.genai_attrs import gemini_message, output_messages
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import CONVENTIONS
 from corpus_tool.ingest.spans import Facts, Run, Span, to_body
-from corpus_tool.ingest.values import obj, parse_time_key, result_value
+from corpus_tool.ingest.values import loads_maybe, obj, parse_time_key, result_value
 from corpus_tool.model.values import ABSENT
 
 _MAPPED = {
@@ -78,7 +78,7 @@ def _str(value: Any) -> str | None:
 
 
 def _span(obs: dict[str, Any]) -> Span:
-    meta = obj(obs.get("metadata"))
+    meta = obj(loads_maybe(obs.get("metadata")))  # a dict, or JSON text (framework fixtures)
     attrs = flatten(meta.get("attributes")) if isinstance(meta.get("attributes"), dict) else {}
     more = {k: v for k, v in obs.items() if k not in _MAPPED | _NOISE and v not in (None, {}, [])}
     more.update({f"metadata.{k}": v for k, v in meta.items() if k != "attributes"})
@@ -94,8 +94,17 @@ def _span(obs: dict[str, Any]) -> Span:
         duration_ms=(end - start) * 1000 if end >= start > 0 else None,
         attributes={**attrs, **{f"langfuse.{k}": v for k, v in more.items()}},
         status_error=(obs.get("statusMessage") or "") if obs.get("level") == "ERROR" else None,
-        io={k: obs.get(k) for k in ("type", "input", "output", "model")},
+        io={"type": obs.get("type"), "model": obs.get("model"), **_io(obs)},
     )
+
+
+def _io(obs: dict[str, Any]) -> dict[str, Any]:
+    """Input and output; an export may hold them as JSON text (`"[{\"role\": ...}]"`,
+    `"\"Langfuse is ...\""`): decoded, so a JSON-quoted answer loses its quotes."""
+    return {k: None if obs.get(k) == "None" else loads_maybe(obs.get(k)) for k in _IO}
+
+
+_IO = ("input", "output")
 
 
 def _mark_tools(spans: list[Span]) -> list[Span]:
@@ -151,7 +160,8 @@ class Observation:
 
 def _tool(span: Span) -> Facts:
     """A tool observation; LangChain callbacks log the whole ToolMessage as its output."""
-    output = span.io.get("output", ABSENT)
+    output = span.io.get("output")  # null: Langfuse captured no output, not a `None` result
+    output = ABSENT if output is None else output
     facts: Facts = {"tool": _tool_name(span.name), "arguments": span.io.get("input")}
     facts["result"] = result_value(output) if output is not ABSENT else ABSENT
     message = tool_message_result(output)
@@ -167,7 +177,13 @@ def _input(value: Any) -> list[dict[str, Any]]:
 
 
 def _output(value: Any) -> tuple[str | None, list[dict[str, Any]]]:
-    """A generation's output in any shape the SDKs log: Responses object, message(s), Gemini."""
+    """A generation's output in any shape the SDKs log: Responses object, message(s), Gemini,
+    an OTel `gen_ai.choice` event (`{index, message: {role, content}}`, pydantic-ai), a Chat
+    Completions response (`{choices: [{message}]}`)."""
+    if isinstance(value, dict) and isinstance(value.get("choices"), list) and value["choices"]:
+        value = value["choices"][0]  # a Chat Completions response (Agno's `invoke` span)
+    if isinstance(value, dict) and isinstance(value.get("message"), dict) and "role" not in value:
+        value = value["message"]
     if isinstance(value, dict) and isinstance(value.get("output"), list):
         return responses_output(value["output"])
     if isinstance(value, dict) and isinstance(value.get("content"), dict):
@@ -183,7 +199,8 @@ def _output(value: Any) -> tuple[str | None, list[dict[str, Any]]]:
 
 def _use_trace_io(body: dict[str, Any], trace: dict[str, Any]) -> None:
     """The trace's own input/output, when the spans did not say."""
-    if body["input"]["user_message"] is None and isinstance(trace.get("input"), str):
-        body["input"]["user_message"] = trace["input"]
-    if body["terminal"].get("output") is None and trace.get("output") not in (None, "None"):
-        body["terminal"]["output"] = trace["output"]
+    given, answer = loads_maybe(trace.get("input")), loads_maybe(trace.get("output"))
+    if body["input"]["user_message"] is None and isinstance(given, str):
+        body["input"]["user_message"] = given
+    if body["terminal"].get("output") is None and answer not in (None, "None"):
+        body["terminal"]["output"] = answer

@@ -174,7 +174,7 @@ def _event(run: dict[str, Any]) -> dict[str, Any] | None:
         content, calls, model = _llm_output(run.get("outputs"))
         return model_event(
             model or _model(run, inputs), _llm_input(inputs), content, calls,
-            error=None, extra=extra, **_where(run),
+            error=None, usage=_usage(run), extra=extra, **_where(run),
         )  # fmt: skip
     if kind == "tool":
         result, err = _tool_output(run.get("outputs"))
@@ -186,6 +186,28 @@ def _event(run: dict[str, Any]) -> dict[str, Any] | None:
     if run.get("error") and kind in _RUN_TYPES:
         return error_event(_error(run["error"]), extra=extra, **_where(run))
     return None
+
+
+def _usage(run: dict[str, Any]) -> dict[str, Any] | None:
+    """Token counts: the SDK wrappers' `outputs.usage_metadata`, the provider's `usage`, a
+    LangChain message's `usage_metadata`, else the run's own `prompt_tokens`/... columns."""
+    outputs = obj(run.get("outputs"))
+    generations = outputs.get("generations")
+    first = generations[0] if isinstance(generations, list) and generations else None
+    first = first[0] if isinstance(first, list) and first else first
+    kwargs = obj(obj(obj(first).get("message")).get("kwargs"))
+    for found in (
+        outputs.get("usage_metadata"),
+        outputs.get("usage"),
+        kwargs.get("usage_metadata"),
+    ):
+        if isinstance(found, dict) and found:
+            return found
+    flat = {k: run[k] for k in _TOKENS if isinstance(run.get(k), int)}
+    return flat or None
+
+
+_TOKENS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
 def _error(text: Any) -> dict[str, str]:

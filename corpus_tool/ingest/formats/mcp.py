@@ -3,7 +3,11 @@
 Read: one JSON-RPC message, a JSON array of them, or a log with one message per line, in
 JSON lines or behind a log prefix (`2025-06-13T14:44:29.945Z [info] [shop] Message from
 client: {...}`, as Claude Desktop writes `mcp*.log`); a leading ISO timestamp is the message's
-time, lines without a message are skipped.
+time, lines without a message are skipped. Record/replay cassettes are unwrapped into the same
+messages with their recorded times: `{interactions: [{timestamp, request, response,
+notifications, latency_ms}]}` (at the top or under `session`, with `initialize_request` /
+`initialize_response`, as agent-vcr writes them) and `{recorded_at, messages: [{t_offset_ms,
+payload}]}` (mcp-cassette).
 
 A log holds what the tools did, not what the model asked: the run is a tools-only trace.
 Each `tools/call` request and the response with its `id` become a tool_call (call id
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +73,8 @@ class McpImporter:
             return True
         items = data if isinstance(data, list) else [data]
         head = [m for m in items[:3] if isinstance(m, dict)]
+        if _cassette(data) is not None:
+            return True
         return bool(head) and (all(_is_jsonrpc(m) for m in head) or _bare_part(data) is not None)
 
     def load(self, data: Any, path: Path) -> list[Imported]:
@@ -89,6 +96,7 @@ class McpImporter:
                 "server": facts.get("server"),
                 "tools_offered": facts.get("tools"),
                 "unanswered": facts.get("unanswered"),
+                "cassette": _cassette_facts(data),
             },
             offered=facts.get("tools"),
         )
@@ -141,8 +149,11 @@ def _lines(text: str, path: Path) -> list[dict[str, Any]]:
 
 def _entries(data: Any) -> list[dict[str, Any]]:
     """Messages with their times: from a log, or a JSON document (no times)."""
+    cassette = _cassette(data)
     if isinstance(data, dict) and "mcp_log" in data:
         entries = data["mcp_log"]
+    elif cassette is not None:
+        entries = cassette
     else:
         items = data if isinstance(data, list) else [data]
         entries = [{"message": m, "time": None, "line": None} for m in items]
@@ -265,3 +276,69 @@ def _took(entry: dict[str, Any], answer: dict[str, Any] | None) -> float | None:
     if start is None or end is None or (start.tzinfo is None) != (end.tzinfo is None):
         return None
     return round((end - start).total_seconds() * 1000, 3)
+
+
+def _cassette(data: Any) -> list[dict[str, Any]] | None:
+    """A record/replay cassette's messages, in order, with their recorded times; else None."""
+    if not isinstance(data, dict):
+        return None
+    session = data["session"] if isinstance(data.get("session"), dict) else data
+    if isinstance(session.get("interactions"), list):
+        return _interactions(session, _recorded_at(data))
+    messages = data.get("messages")
+    if (
+        isinstance(messages, list)
+        and messages
+        and all(isinstance(m, dict) and isinstance(m.get("payload"), dict) for m in messages)
+    ):
+        start = _recorded_at(data)
+        return [_entry(m["payload"], _shift(start, m.get("t_offset_ms"))) for m in messages]
+    return None
+
+
+def _recorded_at(data: dict[str, Any]) -> str | None:
+    value = data.get("recorded_at", obj(data.get("metadata")).get("recorded_at"))
+    return value if isinstance(value, str) and parse_time(value) is not None else None
+
+
+def _interactions(session: dict[str, Any], recorded_at: str | None) -> list[dict[str, Any]]:
+    """agent-vcr: the initialize exchange, then each interaction's request, its notifications
+    and its response (at the request's time plus the recorded latency)."""
+    out = [
+        _entry(session[key], recorded_at)
+        for key in ("initialize_request", "initialize_response")
+        if isinstance(session.get(key), dict)
+    ]
+    for item in session["interactions"]:
+        if not isinstance(item, dict):
+            continue
+        when = item.get("timestamp") if isinstance(item.get("timestamp"), str) else None
+        if isinstance(item.get("request"), dict):
+            out.append(_entry(item["request"], when))
+        out += [_entry(n, when) for n in item.get("notifications") or [] if isinstance(n, dict)]
+        if isinstance(item.get("response"), dict):
+            out.append(_entry(item["response"], _shift(when, item.get("latency_ms"))))
+    return out
+
+
+def _entry(message: dict[str, Any], when: str | None) -> dict[str, Any]:
+    return {"message": message, "time": when, "line": None}
+
+
+def _shift(when: str | None, offset_ms: Any) -> str | None:
+    """A recorded time moved by a recorded offset (ms), in the time's own form."""
+    start = parse_time(when)
+    if start is None or not isinstance(offset_ms, (int, float)) or isinstance(offset_ms, bool):
+        return when
+    moved = start + timedelta(milliseconds=offset_ms)
+    text = moved.isoformat()
+    return text.replace("+00:00", "Z") if str(when).endswith("Z") else text
+
+
+def _cassette_facts(data: Any) -> dict[str, Any] | None:
+    """What a cassette says about its recording (format version, transport, tags)."""
+    if not isinstance(data, dict) or _cassette(data) is None:
+        return None
+    keys = ("format_version", "metadata", "transport", "server_url", "protocol_version")
+    kept = {k: data[k] for k in keys if data.get(k) is not None}
+    return kept or None

@@ -6,12 +6,14 @@ README.md, "The native incident format", describes it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
 from corpus_tool.ingest.body import models_of
+from corpus_tool.ingest.call_ids import unique_call_ids
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.model.values import parse_error
 
@@ -107,6 +109,9 @@ def _body(data: dict[str, Any], path: Path) -> dict[str, Any]:
         "terminal": _terminal(final),
     }
     extra = {k: v for k, v in data.items() if k not in _TOP}
+    final_extra = {k: v for k, v in (final or {}).items() if k not in _FINAL}
+    if final_extra:
+        extra["final"] = final_extra
     agent_extra = {k: v for k, v in agent.items() if k not in _AGENT}
     if agent_extra:
         extra["agent"] = agent_extra
@@ -177,7 +182,7 @@ def _events(raw: list[Any], path: Path) -> tuple[list[dict[str, Any]], dict[str,
             final = event
             continue
         events.append(_CONVERTERS[kind](event, where, path))
-    return events, final
+    return unique_call_ids(events), final
 
 
 def _split(event: dict[str, Any], known: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -198,15 +203,38 @@ def _model_call(event: dict[str, Any], where: str, path: Path) -> dict[str, Any]
     out, extra = _split(event, {"model": "model", "usage": "usage"})
     out["type"] = "model_call"
     request: dict[str, Any] = {"messages": extra.pop("messages", [])}
-    for key in ("tools", "temperature"):
-        if key in extra:
-            request[key] = extra.pop(key)
-    params = {snake: extra.pop(camel) for camel, snake in _PARAMS.items() if camel in extra}
+    if "tools" in extra:
+        request["tools"] = _tools(extra.pop("tools"), where, path)
+    if "temperature" in extra:
+        request["temperature"] = extra.pop("temperature")
+    raw_response = extra.pop("response", None)
+    params = {_PARAMS.get(k) or _snake(k): extra.pop(k) for k in list(extra) if k not in _NOT_SENT}
+    response = _response(raw_response, where, path, extra)
     if params:
         request["params"] = params
     out["request"] = request
-    out["response"] = _response(extra.pop("response", None), where, path, extra)
+    out["response"] = response
     return _finish(_ordered(out, ("seq", "type", "node", "model", "request", "response")), extra)
+
+
+_NOT_SENT = {"id", "requestId", "provider", "latencyMs", "cost", "costUsd", "metadata", "error"}
+"""Keys of an llm_request that describe the call rather than what was sent: kept in `extra`.
+Every other key the table does not name is a request parameter (as `record()` writes them)."""
+
+
+def _snake(key: str) -> str:
+    """`presencePenalty` -> `presence_penalty`; snake_case keys stay as they are."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "_" + m.group(1).lower(), key)
+
+
+def _tools(raw: Any, where: str, path: Path) -> list[Any]:
+    if not isinstance(raw, list):
+        raise InputError(
+            f"{where}.tools must be a list of tool definitions, or left out when none were "
+            f"recorded (found {type(raw).__name__ if raw is not None else 'null'})",
+            path,
+        )
+    return raw
 
 
 def _response(raw: Any, where: str, path: Path, extra: dict[str, Any]) -> dict[str, Any]:
@@ -216,31 +244,36 @@ def _response(raw: Any, where: str, path: Path, extra: dict[str, Any]) -> dict[s
         raise InputError(f"{where}.response must be an object with content and toolCalls", path)
     response: dict[str, Any] = {"content": raw.get("content")}
     calls = raw.get("toolCalls", raw.get("tool_calls"))
-    if calls:
-        response["tool_calls"] = [
-            _requested_call(c, f"{where}.response.toolCalls[{i}]", path)
-            for i, c in enumerate(calls)
-        ]
-    if raw.get("finishReason") is not None:
-        response["finish_reason"] = raw["finishReason"]
     rest = {
         k: v
         for k, v in raw.items()
         if k not in ("content", "toolCalls", "tool_calls", "finishReason")
     }
+    if calls:
+        pairs = [
+            _requested_call(c, f"{where}.response.toolCalls[{i}]", path)
+            for i, c in enumerate(calls)
+        ]
+        response["tool_calls"] = [call for call, _ in pairs]
+        if any(more for _, more in pairs):  # `type: function` and the like, by position
+            rest["toolCalls"] = [more for _, more in pairs]
+    if raw.get("finishReason") is not None:
+        response["finish_reason"] = raw["finishReason"]
     if rest:
         extra["response"] = rest
     return response
 
 
-def _requested_call(raw: Any, where: str, path: Path) -> dict[str, Any]:
+def _requested_call(raw: Any, where: str, path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The call in trace form, and the keys it has no place for."""
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise InputError(f"{where} needs a `name`", path)
-    return {
+    call = {
         "id": _opt_str(raw.get("id")),
         "name": raw["name"],
         "arguments": _arguments(raw.get("arguments", {}), where, path),
     }
+    return call, {k: v for k, v in raw.items() if k not in ("id", "name", "arguments")}
 
 
 def _arguments(raw: Any, where: str, path: Path) -> dict[str, Any]:
@@ -269,7 +302,12 @@ def _tool_call(event: dict[str, Any], where: str, path: Path) -> dict[str, Any]:
     raw_args = extra.pop("input", extra.pop("arguments", {}))
     out["arguments"] = _arguments(raw_args, where, path)
     if "error" in extra and extra["error"] is not None:
-        out["error"] = parse_error(extra.pop("error"))
+        raw_error = extra.pop("error")
+        out["error"] = parse_error(raw_error)
+        if isinstance(raw_error, dict):
+            more = {k: v for k, v in raw_error.items() if k not in ("type", "message")}
+            if more:  # `code`, `retryable`: the trace's error holds type and message only
+                extra["error"] = more
     else:
         extra.pop("error", None)
     return _finish(_ordered(out, ("seq", "type", "node", "tool", "call_id", "arguments")), extra)
@@ -301,6 +339,9 @@ def _terminal(final: dict[str, Any] | None) -> dict[str, Any]:
     raw = final.get("status")
     status = STATUS_SYNONYMS.get(str(raw).lower(), raw) if raw is not None else "unknown"
     return {"status": status, "output": final.get("output"), "seq": final["seq"]}
+
+
+_FINAL = ("seq", "type", "status", "output")
 
 
 def _opt_str(value: Any) -> str | None:

@@ -3,7 +3,8 @@
 Reads a list of spans (or Phoenix's REST answer `{"data": [...]}`) where each span is
 `{name, context: {trace_id, span_id}, parent_id, start_time, end_time, status, attributes,
 events}` — Phoenix's span export and `ReadableSpan.to_json()` (the console exporter) — and
-Phoenix dataframe rows with flattened `context.span_id` / `attributes.*` columns. Attributes
+Phoenix dataframe rows with flattened `context.span_id` / `attributes.*` columns, and Phoenix's
+own span JSON (its encoder's form: the kind as a top-level `span_kind`, `status_code`). Attributes
 may be nested (`{"llm": {"input_messages": [...]}}`) or flat; both flatten to dotted keys and
 go through the same conventions as OTLP files (OpenInference first, then OTel GenAI).
 """
@@ -74,6 +75,10 @@ def _span(item: dict[str, Any]) -> tuple[str, Span, dict[str, Any]]:
     attrs.update(
         {k.removeprefix("attributes."): v for k, v in item.items() if k.startswith("attributes.")}
     )
+    if item.get("span_kind") and "openinference.span.kind" not in attrs:
+        # Phoenix's own span JSON (its fixtures and exports) carries the kind beside the
+        # attributes, not among them
+        attrs["openinference.span.kind"] = str(item["span_kind"]).removeprefix("SpanKind.")
     start, end = item.get("start_time"), item.get("end_time")
     start_key, end_key = parse_time_key(start), parse_time_key(end)
     resource = (

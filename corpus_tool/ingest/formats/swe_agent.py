@@ -77,6 +77,7 @@ class SweAgentImporter:
             extra={
                 "environment": data.get("environment"),
                 "info": {k: v for k, v in info.items() if k != "submission"},
+                "history_vs_trajectory": disagreements(history, steps) or None,
             },
         )
         return [Imported(self.name, body, label=path.name.split(".")[0])]
@@ -119,7 +120,47 @@ def _events(
                 out.append(_action(raw, history[i + 1 :], step))
         elif raw.get("role") == "tool":
             out.append(_tool_message(raw, asked, renamed))
+    for n, step in enumerate(steps[step_no:], start=step_no + 1):
+        out += _trajectory_only(step, n, history, model)
     return out
+
+
+def _trajectory_only(
+    step: dict[str, Any], n: int, history: list[dict[str, Any]], model: str | None
+) -> list[dict[str, Any]]:
+    """A step `trajectory` holds and `history` does not (SWE-agent 1.x leaves the last one,
+    the final answer and its `submit`, out of the history): the model's answer (`response`)
+    and the action it ran, as a thought-action step is read (the step records no tool call)."""
+    action = str(step.get("action") or "").strip()
+    name = action.split()[0] if action else None
+    asked = [{"id": None, "name": name, "arguments": {"command": action}}] if name else []
+    query = step.get("query")
+    sent = query if isinstance(query, list) and query else history
+    where = {"source": f"trajectory step {n} (not in history)"}
+    content = step.get("response") if step.get("response") is not None else step.get("thought")
+    events = [
+        model_event(
+            model, [message(_plain(m)) for m in sent if isinstance(m, dict)],
+            text_of(content), asked, extra=where,
+        )
+    ]  # fmt: skip
+    if name:
+        result = step.get("observation", ABSENT)
+        more = {**_step_extra(step), **where}
+        events.append(tool_event(name, None, {"command": action}, result, extra=more))
+    return events
+
+
+def disagreements(history: list[dict[str, Any]], steps: list[dict[str, Any]]) -> list[Any]:
+    """Steps whose action `history` and `trajectory` record differently (1-based step)."""
+    answers = [m for m in history if m.get("role") == "assistant" and not m.get("is_demo")]
+    return [
+        {"step": n, "history": m.get("action"), "trajectory": s.get("action")}
+        for n, (m, s) in enumerate(zip(answers, steps, strict=False), start=1)
+        if m.get("action") is not None
+        and s.get("action") is not None
+        and str(m["action"]).strip() != str(s["action"]).strip()
+    ]
 
 
 def _model_call(

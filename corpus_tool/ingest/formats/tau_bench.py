@@ -114,7 +114,20 @@ def _terminal(
     last_user: dict[str, Any] = next((m for m in reversed(traj) if m.get("role") == "user"), {})
     text = str(last_user.get("content") or "")
     status = next((s for mark, s in _ENDINGS.items() if mark in text), "unknown")
+    status = "needs_human" if _handed_over(events) else status
     return {"status": "failed" if crashed else status, "output": last_answer(events)}
+
+
+TRANSFER_TOOL = "transfer_to_human_agents"
+
+
+def _handed_over(events: list[dict[str, Any]]) -> bool:
+    """The one rule of both benchmarks: a run in which the agent's `transfer_to_human_agents`
+    call succeeded ("Transfer successful") ended with a human taking over, whatever the
+    simulated user said or the orchestrator recorded after it."""
+    return any(
+        e["type"] == "tool_call" and e["tool"] == TRANSFER_TOOL and "error" not in e for e in events
+    )
 
 
 class Tau2BenchImporter:
@@ -210,6 +223,8 @@ def _tau2_terminal(sim: dict[str, Any], events: list[dict[str, Any]]) -> dict[st
         "user_error": "failed",
         "transfer": "needs_human",
     }.get(reason.split(".")[-1].lower(), "unknown")
+    if _handed_over(events) and status != "failed":
+        status = "needs_human"
     return {"status": status, "output": last_answer(events)}
 
 
