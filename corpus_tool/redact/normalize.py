@@ -160,7 +160,7 @@ def _build(text: str, changes: list[tuple[int, int, str]]) -> View:
     return View("".join(out), tuple(pieces), tuple(p.view_start for p in pieces))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=4096)  # character references can spell any code point
 def _fold(ch: str) -> str:
     if _IGNORABLE_CHAR.match(ch):
         return ""

@@ -142,10 +142,7 @@ class Walk:
         the pseudonym of the normalized value."""
         if len(text) < MIN_LENGTH:
             return text
-        spots = _spots(self._matcher, text)
-        seen = view(text)
-        if seen is not None:
-            spots = _merged(_spots(self._matcher, seen.text, seen), spots)
+        spots = _hits(self._matcher, text, view(text))
         out: list[str] = []
         pos = 0
         for spot in spots:
@@ -276,31 +273,64 @@ class _Spot(NamedTuple):
     value: str
 
 
-def _spots(matcher: Matcher, text: str, seen: View | None = None) -> list[_Spot]:
-    """The hits in text (a view's text, whose spans are mapped back through it)."""
-    spots = [_spot(text, h.start, h.end, h.detector, seen) for h in matcher.find(text)]
+def _hits(matcher: Matcher, text: str, seen: View | None) -> list[_Spot]:
+    """The hits in text as written and, if it has one, in its view, without overlaps."""
+    found, secrets, masks = _spots(matcher, text)
+    if seen is not None:
+        more, more_secrets, more_masks = _spots(matcher, seen.text, seen)
+        masks += more_masks
+        written = sorted(secrets + _outside(found, masks), key=lambda spot: spot.start)
+        chosen = _merged(more_secrets + _outside(more, masks), written)
+        return _merged(chosen, _tails(matcher, text, chosen, written))
+    return sorted(secrets + _outside(found, masks), key=lambda spot: spot.start)
+
+
+def _tails(matcher: Matcher, text: str, chosen: list[_Spot], written: list[_Spot]) -> list[_Spot]:
+    """Hits in what a hit of the original that lost to an overlapping hit of the view reaches
+    beyond it (`4111\u00a0...1111+86alice@example.com`: the card is the view's, the e-mail
+    address after it still needs finding)."""
+    tails = []
+    for lost in (spot for spot in written if spot not in chosen):
+        start = max(c.end for c in chosen if c.start < lost.end and lost.start < c.end)
+        for hit in matcher.find(text[start : lost.end]) if start < lost.end else ():
+            tails.append(_spot(text, start + hit.start, start + hit.end, hit.detector, None))
+    return tails
+
+
+def _spots(
+    matcher: Matcher, text: str, seen: View | None = None
+) -> tuple[list[_Spot], list[_Spot], list[_Spot]]:
+    """What the detectors find in text (a view's text, whose spans are mapped back through it),
+    the URL passwords to drop, and every URL password span (`user:REDACTED@host.example`
+    holds no e-mail address, whether dropped yet or not)."""
+    found = [_spot(text, h.start, h.end, h.detector, seen) for h in matcher.find(text)]
     if "://" not in text:
-        return spots
+        return found, [], []
     passwords = [
-        (_spot(text, start, end, None, seen), dropped)
-        for start, end, dropped in url_passwords(text)
+        (_password(text, start, end, seen), dropped) for start, end, dropped in url_passwords(text)
     ]
-    if not passwords:
-        return spots
-    # `user:REDACTED@host.example` holds no e-mail address, whether dropped yet or not
-    spots = _outside(spots, [spot for spot, _ in passwords])
-    return _merged([spot for spot, dropped in passwords if not dropped], spots)
+    secrets = [spot for spot, dropped in passwords if not dropped]
+    return found, secrets, [spot for spot, _ in passwords]
 
 
-def _spot(text: str, start: int, end: int, detector: Detector | None, seen: View | None) -> _Spot:
+def _spot(text: str, start: int, end: int, detector: Detector, seen: View | None) -> _Spot:
     where = (start, end) if seen is None else seen.span(start, end)
     return _Spot(*where, detector, text[start:end])
+
+
+def _password(text: str, start: int, end: int, seen: View | None) -> _Spot:
+    """A URL password: in the original, everything between its `:` and `@` (characters the
+    view removed included), so nothing of it stays beside the marker."""
+    if seen is None:
+        return _Spot(start, end, None, text[start:end])
+    where = seen.span(start - 1, start)[1], seen.span(end, end + 1)[0]
+    return _Spot(*where, None, text[start:end])
 
 
 def _merged(first: list[_Spot], then: list[_Spot]) -> list[_Spot]:
     """The spots of `first`, and those of `then` that overlap none of them, in text order."""
     kept = _outside(then, first)
-    return sorted(first + kept, key=lambda spot: spot.start) if kept else first
+    return sorted(first + kept, key=lambda spot: spot.start)
 
 
 def _outside(spots: list[_Spot], masks: list[_Spot]) -> list[_Spot]:
