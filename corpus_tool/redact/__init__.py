@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from corpus_tool.redact.allowlist import AllowList, fingerprint
 from corpus_tool.redact.comments import yaml_comments
-from corpus_tool.redact.detectors import DETECTORS, SECRET_KEY, Detector, by_name
+from corpus_tool.redact.detectors import DETECTORS, SECRET_KEY, URL_PASSWORD, Detector, by_name
 from corpus_tool.redact.forget import holds, needles
 from corpus_tool.redact.keys import (
     DEFAULT_KEY_ENV,
@@ -101,7 +101,7 @@ def pseudonym(value: str, kind: str, key: RedactionKey) -> str:
 
 def detector_names() -> list[str]:
     """Every rule name a scan can report, without the `redaction.` prefix."""
-    return [d.name for d in DETECTORS] + [SECRET_KEY]
+    return [d.name for d in DETECTORS] + [SECRET_KEY, URL_PASSWORD]
 
 
 def _pseudonym(text: str, detector: Detector, key: RedactionKey) -> str:

@@ -14,15 +14,19 @@ from typing import Any
 from corpus_tool.redact.checksums import iban_check_digits, luhn_digit
 from corpus_tool.redact.keys import RedactionKey
 from corpus_tool.redact.matcher import default_matcher
+from corpus_tool.redact.normalize import view
 from corpus_tool.redact.pseudonym import OPAQUE, Digest, zero_at
 
 
 def needles(value: str, key: RedactionKey) -> list[str]:
-    """The compacted pseudonyms of every detected value in `value` (empty if none is found)."""
+    """The compacted pseudonyms of every detected value in `value` (empty if none is found),
+    read in its normalized view as `add` reads a trace, so any spelling finds every spelling."""
+    seen = view(value)
+    text = value if seen is None else seen.text
     found = []
-    for hit in default_matcher().find(value):
+    for hit in default_matcher().find(text):
         detector = hit.detector
-        canonical = detector.canonical(value[hit.start : hit.end])
+        canonical = detector.canonical(text[hit.start : hit.end])
         digest = Digest(key.secret, detector.family, canonical)
         replaced = detector.pseudonym(canonical, digest)
         # Opaque secrets differ in prefix between a bare token and a header; the digest does not.

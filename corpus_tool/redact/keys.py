@@ -16,12 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from corpus_tool.errors import CorpusError
+from corpus_tool import files
+from corpus_tool.errors import CorpusError, InputError
 
 DEFAULT_KEY_ENV = "CORPUS_REDACTION_KEY"
 KEY_PREFIX = "crk1_"
 """Prefix of generated keys, so a key pasted somewhere is recognisable as one."""
 MIN_KEY_LENGTH = 32
+MAX_KEY_FILE_BYTES = 4096
+"""A key file is one line (`corpus keygen` writes 49 bytes); anything longer is not a key file,
+and /dev/zero or a FIFO named in a committed corpus.yaml must not hang every developer's hook."""
 HOW_TO_MAKE = (
     "make one with `corpus keygen` and export it as {env} (or write it with "
     "`corpus keygen --output FILE` to a file outside the repository and name that file in "
@@ -137,20 +141,44 @@ def _section(config: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _read_key_file(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
+        raw = files.read_bytes(path, limit=MAX_KEY_FILE_BYTES)
+    except InputError as err:
+        raise CorpusError(f"the redaction key file {path} {_why(path, err)}") from None
+    try:
+        return raw.decode("utf-8").strip()
+    except UnicodeDecodeError as err:
         raise CorpusError(
-            f"the redaction key file {path} does not exist; create it with "
-            f"`corpus keygen --output {path}`"
+            f"the redaction key file {path} is not UTF-8 text (byte {err.start + 1}); "
+            "write a new key with `corpus keygen --output FILE` and name that file"
         ) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise CorpusError(f"cannot read the redaction key file {path}: {err}") from None
+
+
+def _why(path: Path, err: InputError) -> str:
+    """Why files.read_bytes refused a key file, in the words a key file needs."""
+    if not os.path.lexists(path):
+        return f"does not exist; create it with `corpus keygen --output {path}`"
+    try:
+        too_big = path.is_file() and path.stat().st_size > MAX_KEY_FILE_BYTES
+    except OSError:
+        too_big = False
+    if too_big:  # the limit is the key file's own: no exporter or variable raises it
+        return (
+            f"is over {MAX_KEY_FILE_BYTES:,} bytes, too big for a key (`corpus keygen --output` "
+            "writes one line); name the key file in corpus.yaml redaction.key_file"
+        )
+    return f"cannot be used: {err.message}"
 
 
 def _checked(text: str, source: str, env: str) -> RedactionKey:
+    try:
+        secret = text.encode("utf-8")  # os.environ keeps bytes that are not UTF-8 as surrogates
+    except UnicodeEncodeError:
+        raise CorpusError(
+            f"the redaction key from {source} is not UTF-8 text; " + HOW_TO_MAKE.format(env=env)
+        ) from None
     if len(text) < MIN_KEY_LENGTH:
         raise CorpusError(
             f"the redaction key from {source} is {len(text)} characters, fewer than "
             f"{MIN_KEY_LENGTH}; " + HOW_TO_MAKE.format(env=env)
         )
-    return RedactionKey(text.encode("utf-8"), source)
+    return RedactionKey(secret, source)

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 from urllib.parse import quote, unquote_plus
 
-from corpus_tool.redact.detectors import SECRET_KEY, Detector
+from corpus_tool.redact.detectors import SECRET_KEY, URL_PASSWORD, Detector
 from corpus_tool.redact.matcher import Matcher, default_matcher
 from corpus_tool.redact.names import is_secret_name, secret_names
+from corpus_tool.redact.normalize import View, view
 from corpus_tool.redact.pseudonym import MARKER, OPAQUE
 
 Path = tuple[str | int, ...]
@@ -31,6 +32,14 @@ MAX_DEPTH = 4
 # An absolute URL, or any reference with a query: `/hook?access_token=...` in an error message
 # carries its secret as surely as a full URL does.
 _URL = re.compile(r"https?://[^\s\"'<>\\]+|[^\s\"'<>\\?=&]*\?[^\s\"'<>\\=&?#]+=[^\s\"'<>\\]*")
+# A query's parameters are split at `&` (or the `&amp;` of a URL in HTML), never at the `&` of
+# a character reference (`to=alice&#64;example.com`), whose `#` starts no fragment either.
+_QUERY_SEPARATOR = re.compile(
+    r"(&amp;|&(?!#[0-9]{1,7};|#[xX][0-9A-Fa-f]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};))"
+)
+_FRAGMENT = re.compile(r"(?<!&)#")
+# The authority of a URL: `postgres://user:secret@host` holds a password before its last `@`.
+_AUTHORITY = re.compile(r"://([^\s/?#\"'<>\\]+)")
 _JSON_SEPARATOR_SPACE = re.compile(r"[,:] ")
 _REDACTED_CREDENTIAL = re.compile(
     r"(?:[A-Za-z]+ )?[A-Za-z0-9_-]*" + re.escape(OPAQUE) + r"[a-z0-9_]+-[0-9a-f]{12}"
@@ -128,18 +137,29 @@ class Walk:
         return self.plain(text, path)
 
     def plain(self, text: str, path: Path) -> str:
-        """Text scanned with the combined matcher alone."""
+        """Text scanned with the combined matcher (and for URL passwords), as it is and in its
+        normalized view: a hit the view reveals is replaced where the original spells it, by
+        the pseudonym of the normalized value."""
         if len(text) < MIN_LENGTH:
             return text
+        spots = _hits(self._matcher, text, view(text))
         out: list[str] = []
         pos = 0
-        for hit in self._matcher.find(text):
-            raw = text[hit.start : hit.end]
-            self.hits.append(RawHit(path, hit.detector.name, raw))
-            out.append(text[pos : hit.start])
-            out.append(self.rewrite(raw, hit.detector) if self.rewrite else raw)
-            pos = hit.end
+        for spot in spots:
+            out.append(text[pos : spot.start])
+            out.append(self._replace(text[spot.start : spot.end], spot, path))
+            pos = spot.end
         return text if pos == 0 else "".join(out) + text[pos:]
+
+    def _replace(self, raw: str, spot: _Spot, path: Path) -> str:
+        """What stands for one hit (raw as written, spot.value as normalized) in the output."""
+        detector, value = spot.detector, spot.value
+        if detector is None:  # a URL's password: dropped, like a secret-named query parameter
+            self.hits.append(RawHit((*path, "(url:password)"), URL_PASSWORD, value))
+            return MARKER if self.rewrite else raw
+        self.hits.append(RawHit(path, detector.name, value))
+        new = self.rewrite(value, detector) if self.rewrite else value
+        return raw if new == value else new  # an allowed value keeps its own spelling
 
     def _mapping(self, mapping: dict[Any, Any], path: Path, depth: int) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
@@ -220,10 +240,14 @@ class Walk:
 
     def _url(self, url: str, path: Path, depth: int) -> str:
         base, mark, rest = url.partition("?")
-        query, hash_, fragment = rest.partition("#")
-        params = [self._param(piece, path, depth) for piece in query.split("&")] if mark else []
+        cut = _FRAGMENT.search(rest)
+        query, hash_, fragment = (rest, "", "")
+        if cut is not None:
+            query, hash_, fragment = rest[: cut.start()], "#", rest[cut.end() :]
+        parts = _QUERY_SEPARATOR.split(query) if mark else []
+        params = [p if i % 2 else self._param(p, path, depth) for i, p in enumerate(parts)]
         tail = self.plain(fragment, path) if hash_ else ""
-        return self.plain(base, path) + mark + "&".join(params) + hash_ + tail
+        return self.plain(base, path) + mark + "".join(params) + hash_ + tail
 
     def _param(self, piece: str, path: Path, depth: int) -> str:
         name, eq, raw = piece.partition("=")
@@ -237,6 +261,95 @@ class Walk:
         decoded = unquote_plus(raw)
         new = self.string(decoded, where, depth + 1)
         return f"{name}={raw if new == decoded else quote(new, safe='@:/-._~')}"
+
+
+class _Spot(NamedTuple):
+    """One hit: text[start:end] of the original, by a detector (None: a URL password), and its
+    value as the detector read it (in the normalized view, if it was found there)."""
+
+    start: int
+    end: int
+    detector: Detector | None
+    value: str
+
+
+def _hits(matcher: Matcher, text: str, seen: View | None) -> list[_Spot]:
+    """The hits in text as written and, if it has one, in its view, without overlaps."""
+    found, secrets, masks = _spots(matcher, text)
+    if seen is not None:
+        more, more_secrets, more_masks = _spots(matcher, seen.text, seen)
+        masks += more_masks
+        written = sorted(secrets + _outside(found, masks), key=lambda spot: spot.start)
+        chosen = _merged(more_secrets + _outside(more, masks), written)
+        return _merged(chosen, _tails(matcher, text, chosen, written))
+    return sorted(secrets + _outside(found, masks), key=lambda spot: spot.start)
+
+
+def _tails(matcher: Matcher, text: str, chosen: list[_Spot], written: list[_Spot]) -> list[_Spot]:
+    """Hits in what a hit of the original that lost to an overlapping hit of the view reaches
+    beyond it (`4111\u00a0...1111+86alice@example.com`: the card is the view's, the e-mail
+    address after it still needs finding)."""
+    tails = []
+    for lost in (spot for spot in written if spot not in chosen):
+        start = max(c.end for c in chosen if c.start < lost.end and lost.start < c.end)
+        for hit in matcher.find(text[start : lost.end]) if start < lost.end else ():
+            tails.append(_spot(text, start + hit.start, start + hit.end, hit.detector, None))
+    return tails
+
+
+def _spots(
+    matcher: Matcher, text: str, seen: View | None = None
+) -> tuple[list[_Spot], list[_Spot], list[_Spot]]:
+    """What the detectors find in text (a view's text, whose spans are mapped back through it),
+    the URL passwords to drop, and every URL password span (`user:REDACTED@host.example`
+    holds no e-mail address, whether dropped yet or not)."""
+    found = [_spot(text, h.start, h.end, h.detector, seen) for h in matcher.find(text)]
+    if "://" not in text:
+        return found, [], []
+    passwords = [
+        (_password(text, start, end, seen), dropped) for start, end, dropped in url_passwords(text)
+    ]
+    secrets = [spot for spot, dropped in passwords if not dropped]
+    return found, secrets, [spot for spot, _ in passwords]
+
+
+def _spot(text: str, start: int, end: int, detector: Detector, seen: View | None) -> _Spot:
+    where = (start, end) if seen is None else seen.span(start, end)
+    return _Spot(*where, detector, text[start:end])
+
+
+def _password(text: str, start: int, end: int, seen: View | None) -> _Spot:
+    """A URL password: in the original, everything between its `:` and `@` (characters the
+    view removed included), so nothing of it stays beside the marker."""
+    if seen is None:
+        return _Spot(start, end, None, text[start:end])
+    where = seen.span(start - 1, start)[1], seen.span(end, end + 1)[0]
+    return _Spot(*where, None, text[start:end])
+
+
+def _merged(first: list[_Spot], then: list[_Spot]) -> list[_Spot]:
+    """The spots of `first`, and those of `then` that overlap none of them, in text order."""
+    kept = _outside(then, first)
+    return sorted(first + kept, key=lambda spot: spot.start)
+
+
+def _outside(spots: list[_Spot], masks: list[_Spot]) -> list[_Spot]:
+    return [s for s in spots if not any(s.start < m.end and m.start < s.end for m in masks)]
+
+
+def url_passwords(text: str) -> Iterator[tuple[int, int, bool]]:
+    """The span of the password in each URL's userinfo (`scheme://user:password@host`), and
+    whether it is dropped already (the marker, or a pseudonym copied there)."""
+    for found in _AUTHORITY.finditer(text):
+        authority = found.group(1)
+        at = authority.rfind("@")
+        colon = authority.find(":", 0, max(at, 0))
+        if colon < 0 or colon + 1 == at:
+            continue
+        password = authority[colon + 1 : at]
+        dropped = password == MARKER or _REDACTED_CREDENTIAL.fullmatch(password) is not None
+        start = found.start(1) + colon + 1
+        yield start, start + len(password), dropped
 
 
 def _dump_like(doc: Any, original: str) -> str:

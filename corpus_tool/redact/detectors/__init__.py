@@ -97,6 +97,9 @@ DETECTORS: tuple[Detector, ...] = (
 
 SECRET_KEY = "secret_key"
 """The rule name for values found under a secret-named key (the scanner's, not a module's)."""
+URL_PASSWORD = "url_password"
+"""The rule name for the password in a URL's userinfo, `scheme://user:password@host` (the
+scanner's: it is dropped, like a secret-named query parameter)."""
 
 
 def by_name(name: str) -> Detector:
