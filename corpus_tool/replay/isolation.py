@@ -26,7 +26,6 @@ import ctypes
 import os
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,19 +130,20 @@ def _in_namespace(uid: int, gid: int, pipes: pidns.Pipes, plan: Plan, got: Isola
     pidns.die_with_relay(pipes)
     worker = os.fork()
     if worker:
-        pidns.init(worker, listener, pipes, plan.private)
+        if listener is not None:
+            listener.worker = worker
+        pidns.init(
+            worker, (listener.fd, listener.handle) if listener else None, pipes, plan.private
+        )
     if listener is not None:
-        os.close(listener[0])
+        os.close(listener.fd)
     pipes.keep(pipes.notes[0])
     pidns.unblock_signals()
     notes = pipes.notes[0] if listener is not None else None
     return Isolation(got.network, got.readonly, got.note, proc, locked, notes)
 
 
-Listen = tuple[int, Callable[[], None]]
-
-
-def _lock(uid: int, gid: int, notes: int | None) -> tuple[str, Listen | None]:
+def _lock(uid: int, gid: int, notes: int | None) -> tuple[str, lockdown.Listener | None]:
     """The nested namespace, no capabilities, no_new_privs, the seccomp filter: what holds,
     and the filter's listener (its fd and what answers it) when `notes` can take its notes."""
     problem = _unshare(CLONE_NEWUSER | CLONE_NEWNS)
@@ -159,7 +159,7 @@ def _lock(uid: int, gid: int, notes: int | None) -> tuple[str, Listen | None]:
         return ", ".join(held), None
     arch = lockdown.machine()
     if arch is None:
-        return ", ".join(held), None
+        return ", ".join([*held, lockdown.filter_note()]), None
     try:
         fd = lockdown.install_filter(arch, notify=notes is not None)
     except OSError:
@@ -167,8 +167,7 @@ def _lock(uid: int, gid: int, notes: int | None) -> tuple[str, Listen | None]:
     held.append("seccomp filter")
     if fd is None or notes is None:
         return ", ".join(held), None
-    listener = lockdown.Listener(fd, notes, arch)
-    return ", ".join(held), (fd, listener.handle)
+    return ", ".join(held), lockdown.Listener(fd, notes, arch)
 
 
 def _libc() -> ctypes.CDLL:

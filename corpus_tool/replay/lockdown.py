@@ -186,6 +186,7 @@ class Listener:
 
     def __init__(self, fd: int, notes: int, arch: Arch) -> None:
         self.fd, self.notes, self.arch = fd, notes, arch
+        self.worker = 0  # the worker's pid, once known: its own calls are the agent's code
 
     def handle(self) -> None:
         """Answer one waiting notification (the caller may have died meanwhile)."""
@@ -197,7 +198,8 @@ class Listener:
         ident, pid = struct.unpack_from("=QI", request, 0)
         number = struct.unpack_from("=i", request, 16)[0]
         flags = struct.unpack_from("=Q", request, 32)[0]  # args[0]: clone's flags
-        note = f"{self._what(number, flags)} (refused by the sandbox) in {_command(pid)}"
+        where = "the worker (agent code, e.g. through ctypes)" if pid == self.worker else ""
+        note = f"{self._what(number, flags)} (refused by the sandbox) in {where or _command(pid)}"
         with contextlib.suppress(OSError):  # before the answer: the worker reads it after
             os.write(self.notes, note.encode("utf-8", "replace")[:512] + b"\n")
         with contextlib.suppress(OSError):

@@ -17,6 +17,7 @@ ordinary process an agent can still kill (signals to an init are ignored unless 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import select
 import shutil
@@ -129,8 +130,6 @@ def init(
 
 def die_with_relay(pipes: Pipes) -> None:
     """In the init: PR_SET_PDEATHSIG, then make sure the relay did not die before it was set."""
-    import ctypes
-
     ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if select.select([pipes.alive[0]], [], [], 0)[0]:  # its end closed: it is gone
         os._exit(1)
