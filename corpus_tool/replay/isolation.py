@@ -65,9 +65,10 @@ class Isolation:
     network: bool
     readonly: bool
     note: str = ""
-    pid: bool = False  # own PID namespace with its own /proc: processes left are seen, and end
+    pid: bool = False  # own PID namespace: its processes end with it; the relay watches
     locked: str = ""  # what locks the mounts ('' none): nested namespace, no caps, seccomp
     notes: int | None = None  # where the init writes the refused calls it answered
+    proc: bool = False  # the namespace's own /proc: processes left behind can be found
 
     def describe(self) -> str:
         """One line for people: what holds in this worker."""
@@ -77,6 +78,7 @@ class Isolation:
         parts = [f"network namespace without interfaces, {ro}"]
         parts += [self.locked] if self.locked else []
         parts += ["own PID namespace"] if self.pid else []
+        parts += ["host /proc"] if self.pid and not self.proc else []
         return ", ".join(parts)
 
     def refused(self) -> list[str]:
@@ -85,11 +87,11 @@ class Isolation:
 
     def processes(self) -> set[int]:
         """The processes of the namespace but its init and the worker (empty without one)."""
-        return set(_others()) if self.pid else set()
+        return set(_others()) if self.proc else set()
 
     def left_running(self, before: set[int]) -> list[str]:
         """Processes not in `before` still running after a short grace; killed once found."""
-        return processes_left(before) if self.pid else []
+        return processes_left(before) if self.proc else []
 
 
 NONE = Isolation(False, False, "not Linux")
@@ -140,7 +142,7 @@ def _in_namespace(uid: int, gid: int, pipes: pidns.Pipes, plan: Plan, got: Isola
     pipes.keep(pipes.notes[0])
     pidns.unblock_signals()
     notes = pipes.notes[0] if listener is not None else None
-    return Isolation(got.network, got.readonly, got.note, proc, locked, notes)
+    return Isolation(got.network, got.readonly, got.note, True, locked, notes, proc)
 
 
 def _lock(uid: int, gid: int, notes: int | None) -> tuple[str, lockdown.Listener | None]:

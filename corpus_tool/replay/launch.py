@@ -96,10 +96,27 @@ def git_dirs(repo: Path) -> list[Path]:
             [*argv, "--git-common-dir", "--git-dir"], capture_output=True, text=True, env=env
         )
     except OSError:
-        return []
-    if done.returncode != 0:
-        return []
+        return _linked_git_dirs(repo)
+    if done.returncode != 0:  # no git, or one that refuses the repository (safe.directory)
+        return _linked_git_dirs(repo)
     return [Path(line).resolve() for line in done.stdout.splitlines() if line.strip()]
+
+
+def _linked_git_dirs(repo: Path) -> list[Path]:
+    """What git would answer, read from the files: a `.git` file names the git dir
+    (`gitdir: ...`), whose `commondir` names the common dir."""
+    try:
+        text = (repo / ".git").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):  # a directory: inside the repository anyway
+        return []
+    if not text.startswith("gitdir:"):
+        return []
+    git_dir = (repo / text.removeprefix("gitdir:").strip()).resolve()
+    try:
+        common = (git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except (OSError, UnicodeDecodeError):
+        return [git_dir]
+    return [common, git_dir]
 
 
 def key_files(config: Mapping[str, Any], corpus_root: Path) -> tuple[Path, ...]:

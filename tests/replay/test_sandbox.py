@@ -22,7 +22,7 @@ import pytest
 from corpus_tool.corpus import open_corpus
 from corpus_tool.grade import grade_checks
 from corpus_tool.replay import lockdown
-from corpus_tool.replay.launch import launch_for
+from corpus_tool.replay.launch import launch_for, protected
 from corpus_tool.replay.pool import Pool
 from corpus_tool.replay.suite import RunOptions, run_cases
 from tests.conftest import TEST_KEY, git
@@ -303,3 +303,28 @@ def test_a_killed_run_leaves_no_scratch_directory_of_an_idle_worker(tmp_path: Pa
         assert list(tmp.glob("corpus-worker-*")) == [], "scratch directories left behind"
     finally:
         process.kill()
+
+
+def test_a_linked_worktrees_git_directories_are_found_without_git_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    main = _git_corpus(tmp_path, "pass")
+    place = tmp_path / "linked"
+    git(main, "worktree", "add", "-q", "--detach", str(place))
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))  # git cannot be run
+    common = (main / ".git").resolve()
+    assert protected(place.resolve()) == (place.resolve(), common)
+
+
+@needs_namespaces
+@needs_seccomp
+def test_the_worker_reports_every_layer_of_its_sandbox(tmp_path: Path) -> None:
+    corpus = open_corpus(two_case_corpus(tmp_path, "pass"), tmp_path / "corpus")
+    with Pool(launch_for(corpus, 5)) as pool:
+        ids = corpus.case_ids()
+        results = list(run_cases(corpus, ids, RunOptions(), grader=grade_checks, pool=pool))
+        assert [r.verdict for r in results] == ["passed", "passed"]
+        assert pool.isolation == (
+            "network namespace without interfaces, corpus read-only, mounts locked, "
+            "no capabilities, seccomp filter, own PID namespace"
+        )
