@@ -8,8 +8,11 @@ itself (`isolation.py`), installs the `fence`, and arms a stack dump on SIGUSR1 
 past its time limit can say where it was stuck.
 
 After each case the worker reports what the agent left behind that makes the process unfit for
-the next case: a fork, threads still running, closed standard streams, refused operations. The
-parent then makes the case an error and replaces the worker.
+the next case: a fork, threads still running, processes still running (in its PID namespace),
+closed standard streams, refused operations (the fence's, and the system calls the sandbox's
+seccomp filter refused in any process of the worker). The parent then makes the case an error
+and replaces the worker. With a PID namespace the process the parent started is a relay, and
+the worker runs two processes below it (`pidns.py`).
 """
 
 from __future__ import annotations
