@@ -26,7 +26,6 @@ import ctypes
 import errno
 import fcntl
 import os
-import platform
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,12 +133,12 @@ def machine() -> Arch | None:
     """This process's architecture, when the filter knows its system call numbers."""
     if struct.calcsize("P") != 8:  # a 32-bit Python on a 64-bit kernel: another ABI
         return None
-    return ARCHES.get(platform.machine())
+    return ARCHES.get(os.uname().machine)
 
 
 def filter_note() -> str:
     """Why no seccomp filter is installed on this machine, or ''."""
-    return "" if machine() is not None else f"no seccomp filter for {platform.machine()}"
+    return "" if machine() is not None else f"no seccomp filter for {os.uname().machine}"
 
 
 def install_filter(arch: Arch, notify: bool) -> int | None:
