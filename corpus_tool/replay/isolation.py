@@ -147,7 +147,7 @@ def _in_namespace(uid: int, gid: int, pipes: pidns.Pipes, plan: Plan, got: Isola
 
 def _lock(uid: int, gid: int, notes: int | None) -> tuple[str, lockdown.Listener | None]:
     """The nested namespace, no capabilities, no_new_privs, the seccomp filter: what holds,
-    and the filter's listener (its fd and what answers it) when `notes` can take its notes."""
+    and the filter's listener when there is a `notes` pipe for it to write to (the init's)."""
     problem = _unshare(CLONE_NEWUSER | CLONE_NEWNS)
     if problem:
         return "", None
