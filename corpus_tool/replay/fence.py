@@ -1,10 +1,11 @@
 """What a replay worker refuses agent code while a case runs, seen through PEP 578 audit events.
 
-Always: writing into the protected directory (the corpus's repository, mounted read-only as
-well where namespaces allow) and opening another process's files under /proc (its
-environment, memory, open descriptors). Where the network namespace is missing: starting
-processes and loading foreign code through ctypes too, because a child process or a foreign
-call would not pass the socket guard.
+Always: writing into a protected directory (the corpus's repository and its git directories,
+mounted read-only as well where namespaces allow), opening a hidden file at all (the redaction
+key file, covered by /dev/null as well where namespaces allow) and opening another process's
+files under /proc (its environment, memory, open descriptors). Where the network namespace
+is missing: starting processes and loading foreign code through ctypes too, because a child
+process or a foreign call would not pass the socket guard.
 
 An audit hook sees what Python code does through the standard library, not what a C extension
 does behind its back; docs/replay.md says so. Each refusal raises `Refused` where it happens (a
@@ -51,8 +52,11 @@ class Refused(BaseException):
 class Fence:
     """An audit hook, inert until `armed`, that refuses and records forbidden operations."""
 
-    def __init__(self, protected: Path | None, refuse_processes: bool) -> None:
-        self.protected = os.path.realpath(protected) if protected is not None else None
+    def __init__(
+        self, protected: tuple[Path, ...], refuse_processes: bool, hidden: tuple[Path, ...] = ()
+    ) -> None:
+        self.protected = tuple(os.path.realpath(p) for p in protected)
+        self.hidden = frozenset(os.path.realpath(p) for p in hidden)
         self.refuse_processes = refuse_processes
         self.attempts: list[str] = []
         self._armed = False
@@ -88,7 +92,7 @@ class Fence:
         if event in _CHANGES:
             inside = [self._inside(args[i]) for i in _CHANGES[event] if i < len(args)]
             hit = next((p for p in inside if p), None)
-            return f"{event} {hit} (inside the corpus's repository)" if hit else None
+            return f"{event} {hit}" if hit else None
         if self.refuse_processes and event in _PROCESSES:
             return f"{event} {_short(args)} (no subprocesses without a network namespace)"
         if self.refuse_processes and event in _FOREIGN:
@@ -103,21 +107,32 @@ class Fence:
         other = _PROC_OTHER.match(text)
         if other and int(other.group(1)) != os.getpid():  # its environment, memory, open files
             return f"opening {text} (another process's files)"
+        if self.hidden and _resolved(path) in self.hidden:
+            return f"opening {text} (the redaction key file)"
         if isinstance(flags, int) and flags & _WRITE_FLAGS:
             inside = self._inside(path)
-            return f"writing {inside} (inside the corpus's repository)" if inside else None
+            return f"writing {inside}" if inside else None
         return None
 
     def _inside(self, path: Any) -> str | None:
-        """The path relative to the protected directory when it lies there (caches excepted)."""
-        if self.protected is None or isinstance(path, int):
+        """Where the path lies in a protected directory, when it does (caches excepted): the
+        path relative to the repository, or a git directory outside it and the path in it."""
+        if not self.protected or isinstance(path, int):
             return None
-        resolved = os.path.realpath(os.path.join(os.getcwd(), os.fsdecode(path)))
+        resolved = _resolved(path)
         if "__pycache__" in Path(resolved).parts:  # the import system's own caches
             return None
-        if resolved == self.protected or resolved.startswith(self.protected + os.sep):
-            return os.path.relpath(resolved, self.protected)
+        for n, root in enumerate(self.protected):
+            if resolved == root or resolved.startswith(root + os.sep):
+                inner = os.path.relpath(resolved, root)
+                if n == 0:
+                    return f"{inner} (inside the corpus's repository)"
+                return f"{inner} (inside the repository's git directory {root})"
         return None
+
+
+def _resolved(path: Any) -> str:
+    return os.path.realpath(os.path.join(os.getcwd(), os.fsdecode(path)))
 
 
 def _short(args: tuple[Any, ...], limit: int = 80) -> str:

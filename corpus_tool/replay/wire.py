@@ -68,10 +68,12 @@ class WorkerSetup:
     entrypoint: str
     corpus_root: Path
     config: Mapping[str, Any]
-    readonly: Path | None  # mounted read-only where namespaces allow; writes refused elsewhere
+    readonly: tuple[Path, ...]  # the repository (first), its git dirs: bound read-only where
+    # namespaces allow, writes refused by the fence everywhere
     capture: Path  # the file fd 1 and 2 write to: the agent's prints
     stack: Path  # where the worker's stack is dumped when the parent asks (SIGUSR1)
     namespaces: bool = True  # False: skip them (tests of the fallback where they do exist)
+    hidden: tuple[Path, ...] = ()  # files the agent must not read (the redaction key file)
 
 
 # -- frames ------------------------------------------------------------------------------

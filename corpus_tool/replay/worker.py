@@ -8,8 +8,11 @@ itself (`isolation.py`), installs the `fence`, and arms a stack dump on SIGUSR1 
 past its time limit can say where it was stuck.
 
 After each case the worker reports what the agent left behind that makes the process unfit for
-the next case: a fork, threads still running, closed standard streams, refused operations. The
-parent then makes the case an error and replaces the worker.
+the next case: a fork, threads still running, processes still running (in its PID namespace),
+closed standard streams, refused operations (the fence's, and the system calls the sandbox's
+seccomp filter refused in any process of the worker). The parent then makes the case an error
+and replaces the worker. With a PID namespace the process the parent started is a relay, and
+the worker runs two processes below it (`pidns.py`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +35,7 @@ from corpus_tool.errors import CorpusError
 from corpus_tool.replay import wire
 from corpus_tool.replay.engine import AgentContractError, CaseSpec, replay
 from corpus_tool.replay.fence import Fence
-from corpus_tool.replay.isolation import Isolation, isolate
+from corpus_tool.replay.isolation import Isolation, Plan, isolate
 from corpus_tool.replay.loader import Agent, entrypoint
 
 BOOT = (
@@ -135,10 +139,16 @@ def main() -> None:
     parent = os.getppid()  # before anything can block: the parent that must outlive us
     channel = Channel()
     setup = wire.decode_setup(channel.receive())
-    isolation = isolate(setup.readonly) if setup.namespaces else Isolation(False, False, "off")
-    _die_with_parent(parent, setup.capture.parent)  # after unshare: it needs one thread
+    scratch = setup.capture.parent
+    if setup.namespaces:
+        private = (channel.requests, channel.replies)
+        isolation = isolate(Plan(setup.readonly, setup.hidden, scratch, parent, private))
+    else:
+        isolation = Isolation(False, False, "off")
+    if not isolation.pid:  # in a PID namespace the relay outside watches the parent
+        _die_with_parent(parent, scratch)  # after unshare: it needs one thread
     stack_file = _stack_on_signal(setup.stack)
-    fence = Fence(setup.readonly, refuse_processes=not isolation.network)
+    fence = Fence(setup.readonly, not isolation.network, setup.hidden)
     fence.install()
     forks = Forks(channel)
     held = contextlib.ExitStack()  # never closed: the import lives as long as the worker
@@ -149,7 +159,8 @@ def main() -> None:
         os._exit(0)
     channel.send({"kind": "ready", "isolation": isolation.describe()})
     capture = Capture(setup.capture)
-    serve(channel, lambda spec: run_one(agent, spec, fence, forks, capture))
+    guards = Guards(fence, forks, capture, isolation)
+    serve(channel, lambda spec: run_one(agent, spec, guards), scratch)
     stack_file.close()  # not reached: serve ends the process
     held.close()
 
@@ -195,12 +206,14 @@ def _stack_on_signal(path: Path) -> Any:
     return file
 
 
-def serve(channel: Channel, run: Callable[[CaseSpec], dict[str, Any]]) -> None:
-    """Answer each case the parent sends; exit when it closes the pipe."""
+def serve(channel: Channel, run: Callable[[CaseSpec], dict[str, Any]], scratch: Path) -> None:
+    """Answer each case the parent sends; exit when it closes the pipe (the parent is done, or
+    was killed: the scratch directory goes either way)."""
     while True:
         try:
             number, request = wire.decode_run(channel.receive())
         except wire.Closed:
+            shutil.rmtree(scratch, ignore_errors=True)
             os._exit(0)  # threads an agent left behind must not keep the worker alive
         try:
             spec = request.spec()
@@ -211,18 +224,30 @@ def serve(channel: Channel, run: Callable[[CaseSpec], dict[str, Any]]) -> None:
         channel.send({**run(spec), "run": number})
 
 
-def run_one(
-    agent: Agent, spec: CaseSpec, fence: Fence, forks: Forks, capture: Capture
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Guards:
+    """What watches a case: the fence, the fork counter, the capture, the sandbox."""
+
+    fence: Fence
+    forks: Forks
+    capture: Capture
+    isolation: Isolation
+
+
+def run_one(agent: Agent, spec: CaseSpec, guards: Guards) -> dict[str, Any]:
     """Replay one case; the reply carries the replay (or why none), the output, any fault."""
+    forks, capture, isolation = guards.forks, guards.capture, guards.isolation
     capture.reset()
     before, forked = set(threading.enumerate()), forks.count
-    with fence.armed() as refused:
+    processes = isolation.processes()
+    isolation.refused()  # notes of an earlier case's leftovers are not this case's
+    with guards.fence.armed() as refused:
         body = _replayed(agent, spec)
     if forks.in_child:  # the agent forked and this is the child, back from the agent
         os._exit(0)
     faults = [f"it forked the worker ({forks.count - forked}x)"] if forks.count > forked else []
-    faults += _threads_left(before) + capture.damage() + [f"it tried {r}" for r in refused]
+    faults += _threads_left(before) + isolation.left_running(processes) + capture.damage()
+    faults += [f"it tried {r}" for r in [*refused, *isolation.refused()]]
     body["fault"] = "; ".join(faults) if faults else None
     body["output"] = capture.read()
     return body

@@ -54,6 +54,8 @@ def test_replay_killed_leaves_no_worker_agent_child_or_scratch_behind(tmp_path: 
         process.wait()
         pids = [int(str(p)) for p in (seen["worker"], seen["child"]) if p is not None]
         assert [p for p in pids if not processes.gone(p)] == [], "outlived the grading process"
+        # in a PID namespace the pids the agent saw are not the host's: find them by TMPDIR
+        assert _gone_with(f"TMPDIR={seen['tmp']}"), "outlived the grading process"
         scratch = Path(str(seen["tmp"])).parent
         assert not scratch.exists(), f"{scratch} left behind"
     finally:
@@ -61,3 +63,26 @@ def test_replay_killed_leaves_no_worker_agent_child_or_scratch_behind(tmp_path: 
         for pid in [seen.get("worker"), seen.get("child")]:
             if pid is not None and processes.alive(int(str(pid))):
                 os.kill(int(str(pid)), 9)
+        for pid in _with_env(f"TMPDIR={seen.get('tmp')}"):
+            os.kill(pid, 9)
+
+
+def _with_env(entry: str) -> list[int]:
+    """The host's processes whose environment holds `entry` (the worker's, the agent's)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and entry.encode() in (proc / "environ").read_bytes().split(
+                b"\0"
+            ):
+                found.append(int(proc.name))
+        except OSError:
+            pass
+    return found
+
+
+def _gone_with(entry: str) -> bool:
+    deadline = time.monotonic() + processes.GRACE_S
+    while _with_env(entry) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not _with_env(entry)
