@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from corpus_tool.replay import wire
-from corpus_tool.replay.process import Failed, Fault, Launch, Worker
+from corpus_tool.replay.process import START_FLOOR_S, Failed, Fault, Launch, Worker
 
 __all__ = ["Fault", "Job", "Launch", "Outcome", "Pool", "StartError"]
 
@@ -148,7 +148,8 @@ class Pool:
         self, slot: _Slot, selector: selectors.BaseSelector
     ) -> Iterator[tuple[int, Outcome]]:
         slot.worker = self._start(self.launch)
-        slot.starting, slot.deadline = True, time.monotonic() + self.launch.timeout_s
+        limit = max(self.launch.timeout_s, START_FLOOR_S)
+        slot.starting, slot.deadline = True, time.monotonic() + limit
         try:
             slot.worker.begin()
         except Failed as failed:
@@ -210,7 +211,7 @@ class Pool:
             return
         assert slot.deadline is not None
         try:
-            reply = slot.worker.reply(slot.deadline)
+            reply = slot.worker.reply(slot.deadline, starting=slot.starting)
         except Failed as failed:
             if slot.starting:
                 yield from self._not_started(slot, failed.fault.reason, failed.output, selector)

@@ -95,12 +95,12 @@ class Worker:
         except wire.Closed:
             raise self._gone() from None
 
-    def reply(self, deadline: float) -> dict[str, Any]:
+    def reply(self, deadline: float, starting: bool = False) -> dict[str, Any]:
         """The worker's next message, checked; Failed (worker stopped) when there is none."""
         try:
             reply = wire.decode_reply(wire.read_frame(self.replies, deadline=deadline))
         except wire.Late:
-            raise self._late() from None
+            raise self._late(starting) from None
         except wire.Closed:
             raise self._gone() from None
         except (wire.WireError, OSError) as err:
@@ -114,11 +114,16 @@ class Worker:
         output = self._stop_with_output()
         return Failed(Fault(reason), output)
 
-    def _late(self) -> Failed:
+    def _late(self, starting: bool) -> Failed:
         stack = self._sample_stack()
         output = self._stop_with_output()
         where = where_stuck(stack)
         reason = f"did not finish within {self.timeout_s:g} s (replay.timeout_s or --timeout)"
+        if starting:
+            limit = max(self.timeout_s, START_FLOOR_S)
+            reason = (
+                f"did not start within {limit:g} s (replay.timeout_s, at least {START_FLOOR_S:g})"
+            )
         reason += f"; stuck at {where}" if where else "; no stack could be taken"
         return Failed(Fault(reason + "; the worker was stopped", tuple(stack)), output)
 
@@ -157,6 +162,12 @@ class Worker:
         with contextlib.suppress(OSError):
             self.process.stdout.close()  # type: ignore[union-attr]
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+START_FLOOR_S = 10.0
+"""The least time a worker gets to start (interpreter, sandbox, the agent's import), whatever
+the per-case limit: `--timeout 0.5` limits a case, and a loaded CI machine starting a worker
+in more than that is not an agent hanging at import."""
 
 
 def _wait_for_growth(path: Path, before: int, deadline: float) -> None:

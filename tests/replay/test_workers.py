@@ -213,3 +213,23 @@ def test_without_namespaces_the_fence_refuses_processes_ctypes_and_corpus_writes
     assert hostile.verdict == "error" and refused in (hostile.error or ""), hostile
     assert fine.verdict == "passed"
     assert not (corpus / "cases" / "x.txt").exists()
+
+
+def test_a_per_case_limit_shorter_than_a_workers_start_still_replays_every_case(
+    tmp_path: Path,
+) -> None:
+    """`--timeout` limits each case's run; a worker whose start (its agent's import here, a
+    loaded machine elsewhere) takes longer than that is not an agent hanging at import."""
+    corpus = two_case_corpus(tmp_path, "return None", prelude="import time; time.sleep(3)")
+    done = corpus_check(corpus, tmp_path)  # --timeout 2
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout, done.stdout
+
+
+def test_an_agent_hanging_at_import_is_one_line_naming_the_start_limit(tmp_path: Path) -> None:
+    corpus = two_case_corpus(tmp_path, "return None", prelude="import time; time.sleep(300)")
+    done = corpus_check(corpus, tmp_path)  # --timeout 2: the start still gets 10 s
+    assert done.returncode == 2, done.stdout + done.stderr
+    line = done.stderr.strip()
+    assert "\n" not in line and "did not start within 10 s" in line, line
+    assert "stuck at hostile_agent.py:1 in <module>" in line, line
