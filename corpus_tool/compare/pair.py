@@ -99,6 +99,23 @@ def _short(value: Any, limit: int = 40) -> str:
 
 
 @dataclass(frozen=True)
+class OneSided:
+    """A model request field only one side carries at a step: a note, never compared."""
+
+    step: int
+    path: str  # params.top_p, temperature, tools
+    side: int  # 0: only A carries it, 1: only B
+    value: Any
+
+    def text(self, names: tuple[str, str] = ("A", "B")) -> str:
+        """`step 1: request field params.top_p only in A (0.9): not compared, ...`."""
+        return (
+            f"step {self.step}: request field {self.path} only in {names[self.side]} "
+            f"({_short(self.value)}): not compared, as strict replay does not"
+        )
+
+
+@dataclass(frozen=True)
 class PairDiff:
     """Everything that differs between run A and run B."""
 
@@ -116,7 +133,7 @@ class PairDiff:
     output_changed: bool
     entities_lost: tuple[Entity, ...]
     writes: tuple[Write, ...] = ()
-    notes: tuple[str, ...] = ()  # request fields only one side carries: not compared
+    notes: tuple[OneSided, ...] = ()  # request fields only one side carries: not compared
 
     @property
     def first(self) -> Step | None:
@@ -137,7 +154,7 @@ class PairDiff:
 def compare(a: Trajectory, b: Trajectory, ignored: Sequence[str] = ()) -> PairDiff:
     """The diff of two trajectories, steps aligned by LCS on (kind, tool / type / kind)."""
     pairs = align([steps.key(e) for e in a.events], [steps.key(e) for e in b.events])
-    notes: list[str] = []
+    notes: list[OneSided] = []
     found = [
         (s, pair)
         for n, pair in enumerate(pairs, 1)
@@ -175,7 +192,7 @@ def _at(events: Sequence[Event], index: int | None) -> Event | None:
 
 
 def _step(
-    number: int, a: Event | None, b: Event | None, ignored: Sequence[str], notes: list[str]
+    number: int, a: Event | None, b: Event | None, ignored: Sequence[str], notes: list[OneSided]
 ) -> Step | None:
     if a is None or b is None:
         change = "dropped" if b is None else "added"
@@ -193,7 +210,11 @@ def _step(
 
 
 def _shared_request(
-    number: int, a: ModelCallEvent, left: dict[str, Any], right: dict[str, Any], notes: list[str]
+    number: int,
+    a: ModelCallEvent,
+    left: dict[str, Any],
+    right: dict[str, Any],
+    notes: list[OneSided],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The two model calls without the request fields only one side carries (strict replay's
     rule, A as the recording), each such field noted."""
@@ -206,11 +227,8 @@ def _shared_request(
         unrecorded=a.missing,
     ).one_sided
     for field in found:
-        side = "A" if field.carried_by == requests.RECORDING else "B"
-        notes.append(
-            f"step {number}: request field {field.path} only in {side} "
-            f"({_short(field.value)}): not compared, as strict replay does not"
-        )
+        side = 0 if field.carried_by == requests.RECORDING else 1
+        notes.append(OneSided(number, field.path, side, field.value))
     paths = [f.path for f in found]
     return (
         {**left, "request": _without(left["request"], paths)},

@@ -126,7 +126,13 @@ def test_diff_a_request_field_only_the_recording_holds_is_a_note(cli: Cli, tmp_p
     code, report = _diff(cli, recording, REFUND)
     assert code == 0 and report["verdict"] == "identical", report["steps"]
     (note,) = report["notes"]
-    assert "request field params.top_p only in A (0.9)" in note and "not compared" in note
+    assert (note["step"], note["path"], note["only_in"], note["value"]) == (
+        1,
+        "params.top_p",
+        "a",
+        0.9,
+    )
+    assert "request field params.top_p only in A (0.9): not compared" in note["message"]
     code, out, _ = cli("diff", recording, REFUND)
     assert code == 0 and "note: step 1: request field params.top_p only in A" in out
     # a field both sides carry is compared as before
