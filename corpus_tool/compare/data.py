@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus_tool.compare.pair import PairDiff, Step
+from corpus_tool.compare.pair import OneSided, PairDiff, Step, Write
 from corpus_tool.compare.runs import SuiteDiff
 from corpus_tool.compare.verdict import Verdict
 from corpus_tool.model.diff import FieldDiff
@@ -25,6 +25,8 @@ def pair_data(diff: PairDiff, verdict: Verdict) -> dict[str, Any]:
             "calls": {"a": diff.tool_calls[0], "b": diff.tool_calls[1]},
         },
         "arguments": [_arguments(s) for s in diff.steps if s.change == "changed" and s.tool],
+        "writes": [_write(w) for w in diff.writes],
+        "notes": [_note(n) for n in diff.notes],
         "errors": {"new": list(diff.errors_new), "gone": list(diff.errors_gone)},
         "side_effects": [{"kind": k, "a": a, "b": b} for k, a, b in diff.side_effects],
         "egress": {"added": list(diff.egress_added), "gone": list(diff.egress_gone)},
@@ -63,6 +65,26 @@ def field_data(diff: FieldDiff) -> dict[str, Any]:
     if diff.actual is not ABSENT:
         out["b"] = diff.actual
     return out
+
+
+def _note(note: OneSided) -> dict[str, Any]:
+    return {
+        "step": note.step,
+        "path": note.path,
+        "only_in": "ab"[note.side],
+        "value": note.value,
+        "message": note.text(),
+    }
+
+
+def _write(write: Write) -> dict[str, Any]:
+    return {
+        "step": write.step,
+        "change": write.change,
+        "name": write.name,
+        "diff": [field_data(d) for d in write.diffs],
+        "message": write.text(),
+    }
 
 
 def _arguments(step: Step) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """Steps as a comparison sees them: a key to align on, and the fields that are compared.
 
-Identity and timing fields (seq, timestamps, durations, call ids, nodes, extra, usage) differ
-between any two runs without the behaviour differing, so they are never compared; `--ignore`
-removes more. A bare name (`idempotency_key`) is ignored at any depth, a dotted path
+Identity and timing fields (seq, a retry's `of`, timestamps, durations, call ids, nodes, extra,
+usage) differ between any two runs without the behaviour differing, so they are never compared;
+`--ignore` removes more. A bare name (`idempotency_key`) is ignored at any depth, a dotted path
 (`arguments.note`, `request.messages.*.content`) exactly there.
 """
 
@@ -23,7 +23,17 @@ from corpus_tool.model.events import (
 from corpus_tool.model.trace import Terminal
 from corpus_tool.replay.matching import normalize
 
-NEVER_COMPARED = ("seq", "timestamp", "duration_ms", "parent", "node", "call_id", "extra", "usage")
+NEVER_COMPARED = (
+    "seq",
+    "of",  # a retry's: the seq of what it retries
+    "timestamp",
+    "duration_ms",
+    "parent",
+    "node",
+    "call_id",
+    "extra",
+    "usage",
+)
 WORDING = ("$.request.messages", "$.response.content")
 """Paths under which a model call's difference is wording: what was said, not done."""
 

@@ -27,6 +27,7 @@ def pair_lines(diff: PairDiff, verdict: Verdict, names: tuple[str, str] = ("A", 
         lines.append(f"  step {step.number} {step.change}: {_sides(step, names)}")
         lines.extend(f"      {field_line(d, names)}" for d in step.diffs)
     lines.extend(_facts(diff, names))
+    lines.extend(f"note: {note.text(names)}" for note in diff.notes)
     if verdict.judge is not None:
         lines.append(f"judge: {verdict.judge}")
     return lines
@@ -131,6 +132,7 @@ def pair_markdown(diff: PairDiff, verdict: Verdict) -> list[str]:
             )
         lines.append("")
     lines.extend(f"- {_cell(fact)}" for fact in _facts(diff, ("A", "B")))
+    lines.extend(f"- note: {_cell(note.text())}" for note in diff.notes)
     if verdict.judge is not None:
         lines.append(f"- judge: {verdict.judge}")
     return lines

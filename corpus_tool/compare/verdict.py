@@ -31,7 +31,8 @@ class Verdict:
 
 
 def losses(diff: PairDiff) -> list[str]:
-    """The structural regression signals: lost tool, lost entity, worse ending, new error."""
+    """The structural regression signals: a changed write, lost tool, lost entity, worse
+    ending, new error."""
     found = []
     if diff.tools_dropped:
         found.append(f"tool(s) no longer called: {', '.join(diff.tools_dropped)}")
@@ -42,7 +43,7 @@ def losses(diff: PairDiff) -> list[str]:
         found.append(f"worse ending: {diff.terminal[0]} -> {diff.terminal[1]}")
     if diff.errors_new:
         found.append(f"new error(s): {', '.join(diff.errors_new)}")
-    return found
+    return found + [w.text() for w in diff.writes]
 
 
 def structural(diff: PairDiff) -> Verdict:

@@ -9,6 +9,7 @@ from corpus_tool.gate.policy import Decision, Row
 from corpus_tool.gate.report import (
     Sides,
     case_note,
+    coverage,
     divergence_lines,
     headline,
     rate_lines,
@@ -27,9 +28,9 @@ def markdown(decision: Decision, sides: Sides) -> str:
         f"base {_code(sides.base)}, head {_code(sides.head)}",
     ]
     blocking = [r for r in decision.rows if r.blocks]
-    out += _section("Blocking", [_failure(r) for r in blocking])
+    out += _section("Blocking", [_failure(r, decision) for r in blocking])
     waived = [r for r in decision.rows if r.kind in ("regression", "new_failure") and not r.blocks]
-    out += _section("Regressions excused by a waiver", [_failure(r) for r in waived])
+    out += _section("Regressions excused by a waiver", [_failure(r, decision) for r in waived])
     out += _section("Waivers used", [_waiver(w, decision) for w in decision.waivers_used()])
     out += _section(
         "Waivers added or extended by this change (review these)",
@@ -64,13 +65,15 @@ def _section(title: str, items: list[str]) -> list[str]:
     return ["", f"### {title}", "", *items] if items else []
 
 
-def _failure(row: Row) -> str:
+def _failure(row: Row, decision: Decision) -> str:
     lines = [f"- {_code(row.case)} ({row.tier}): {_md(row.why or row.head)}"]
     if row.note:
         lines.append(f"  - {_md(row.note)}")
     lines.extend(f"  - {_md(text)}" for text in divergence_lines(row.divergence))
-    if row.waived_by:
-        lines.append("  - waived by " + ", ".join(_code(w.id) for w in row.waived_by))
+    said = coverage(row, decision, _code)
+    if row.blocks and said:  # what no waiver covers is why it blocks: said first, in bold
+        said[0] = f"**{said[0]}**"
+    lines.extend(f"  - {text}" for text in said)
     return "\n".join(lines)
 
 

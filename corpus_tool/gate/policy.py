@@ -11,6 +11,8 @@
 "(none)": the case is new, or the base side could not count it (known_unknown, skipped, or an
 error: a failure is not known to predate the change when the base could not run the case).
 Waivers come from the head side and are judged for `today`; an error is never waived.
+A case is waived only when its waivers name every failed check: one that names some of them
+waives nothing, and the reports say which checks it covers and which no waiver does.
 
 A case the change itself puts out of counting (`tier: archive`, `status: retired` or
 `known_unknown` on the head where the base counted it) is not counted, like any such case, and
@@ -60,6 +62,14 @@ class Flip:
 
 
 @dataclass(frozen=True)
+class Cover:
+    """One failed check of a case and the active waivers that name it (none: not covered)."""
+
+    check: str
+    waivers: tuple[Waiver, ...] = ()
+
+
+@dataclass(frozen=True)
 class Row:
     """One case of the gate: what each side said, what that makes it, and whether it blocks."""
 
@@ -72,9 +82,15 @@ class Row:
     why: str  # the head's failure in one line: divergence first, checks failed
     failed_checks: tuple[str, ...] = ()
     divergence: Mapping[str, Any] | None = None
-    waived_by: tuple[Waiver, ...] = ()
+    waived_by: tuple[Waiver, ...] = ()  # waivers naming a failed check; they waive only if all
     note: str = ""  # e.g. why the base side has no verdict
     silenced: tuple[Flip, ...] = ()  # what this change set to keep the case from counting
+    covers: tuple[Cover, ...] = ()  # each failed check of a failure and who names it
+
+    @property
+    def uncovered(self) -> tuple[str, ...]:
+        """The failed checks no waiver names: why a case some waiver names still fails."""
+        return tuple(c.check for c in self.covers if not c.waivers)
 
 
 @dataclass(frozen=True)
@@ -186,6 +202,9 @@ def _row(base: Mapping[str, Any] | None, head: Mapping[str, Any], book: Book) ->
         waived_by=waived_by,
         note=note,
         silenced=_silenced(base, head) if kind == "not_counted" else (),
+        covers=tuple(Cover(c, tuple(w for w in waived_by if w.names(c))) for c in failed)
+        if now in ("failed", "waived")
+        else (),
     )
 
 

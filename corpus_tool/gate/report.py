@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from xml.etree import ElementTree
 
 from corpus_tool import escapes
 from corpus_tool.escapes import lines as shown_lines
-from corpus_tool.gate.policy import Decision, Rate, Row
+from corpus_tool.gate.policy import Cover, Decision, Rate, Row
 from corpus_tool.model.waiver import Waiver
 from corpus_tool.version import __version__
 
@@ -23,6 +23,7 @@ TITLES = {
     "passing": "passing",
     "not_counted": "not counted",
 }
+NOT_COVERED = "not covered by a waiver"
 
 
 @dataclass(frozen=True)
@@ -74,10 +75,10 @@ def _value(item: Mapping[str, Any], key: str) -> str:
 
 
 def case_note(row: Row, decision: Decision) -> str:
-    """The NOTE column: why it failed, who waived it, why the base has no verdict."""
+    """The NOTE column: why it failed, who waived it or what no waiver covers, why the base
+    has no verdict."""
     parts = [row.why] if row.why and row.head != "passed" else []
-    if row.waived_by:
-        parts.append("waived by " + ", ".join(_waiver_tag(w, decision) for w in row.waived_by))
+    parts.extend(coverage(row, decision))
     if row.note:
         parts.append(row.note)
     if row.silenced:
@@ -91,9 +92,37 @@ def silenced_line(row: Row) -> str:
     return f"silenced by this change: {flips}, base {row.base or 'no verdict'}"
 
 
-def _waiver_tag(waiver: Waiver, decision: Decision) -> str:
+def coverage(row: Row, decision: Decision, code: Callable[[str], str] = str) -> list[str]:
+    """Which waiver names each failed check: `waived by W-1` when they cover all of them;
+    else what no waiver covers first, then each check a waiver names (never "waived by": the
+    case still fails). `code` quotes a check or waiver id (the Markdown's code spans)."""
+    if not row.waived_by:
+        return []
+    if row.head == "waived":
+        if len(row.waived_by) == 1:
+            return ["waived by " + waiver_tag(row.waived_by[0], decision, code)]
+        return ["waived by " + ", ".join(_each(w, row, decision, code) for w in row.waived_by)]
+    said = [f"{NOT_COVERED}: " + ", ".join(code(c) for c in row.uncovered)]
+    said += [_covered(c, decision, code) for c in row.covers if c.waivers]
+    return said
+
+
+def _each(waiver: Waiver, row: Row, decision: Decision, code: Callable[[str], str]) -> str:
+    """`W-2 (added by this change) for terminal.status`: one of several waivers of a case."""
+    checks = ", ".join(code(c.check) for c in row.covers if waiver in c.waivers)
+    return f"{waiver_tag(waiver, decision, code)} for {checks}"
+
+
+def _covered(cover: Cover, decision: Decision, code: Callable[[str], str]) -> str:
+    """`terminal.status covered by W-2 (added by this change)`."""
+    tags = ", ".join(waiver_tag(w, decision, code) for w in cover.waivers)
+    return f"{code(cover.check)} covered by {tags}"
+
+
+def waiver_tag(waiver: Waiver, decision: Decision, code: Callable[[str], str] = str) -> str:
+    """`W-2 (added by this change)`: a waiver's id, and what this change did to it."""
     how = decision.change_of(waiver)
-    return f"{waiver.id}" + (f" ({how} by this change)" if how else "")
+    return code(waiver.id) + (f" ({how} by this change)" if how else "")
 
 
 def text(decision: Decision, sides: Sides) -> str:
@@ -128,10 +157,21 @@ def _details(decision: Decision) -> list[str]:
             continue
         lines.extend(["", f"{row.case}: {TITLES[row.kind]}{'' if row.blocks else ' (waived)'}"])
         lines.extend(f"  {text}" for text in divergence_lines(row.divergence))
-        failed = [c for c in row.failed_checks if c != "replay.divergence"]
-        if failed:
-            lines.append(f"  failed: {', '.join(failed)}")
+        lines.extend(_checks(row, decision))
         lines.extend(f"  waiver {w.shown()}: {w.reason}" for w in row.waived_by)
+    return lines
+
+
+def _checks(row: Row, decision: Decision) -> list[str]:
+    """The failed checks: on one line when no waiver names any, else one line each with the
+    waivers that name it, or that none does."""
+    if not row.waived_by:
+        failed = [c for c in row.failed_checks if c != "replay.divergence"]
+        return [f"  failed: {', '.join(failed)}"] if failed else []
+    lines = ["  failed checks:"]
+    for cover in row.covers:
+        tags = ", ".join(waiver_tag(w, decision) for w in cover.waivers)
+        lines.append(f"    {cover.check}: " + (f"covered by {tags}" if tags else NOT_COVERED))
     return lines
 
 
@@ -216,6 +256,8 @@ def _row_dict(row: Row, decision: Decision) -> dict[str, Any]:
         "failed_checks": list(row.failed_checks),
         "divergence": dict(row.divergence) if row.divergence else None,
         "waived_by": [w.id for w in row.waived_by] if row.head == "waived" else [],
+        "covered_by": {c.check: [w.id for w in c.waivers] for c in row.covers},
+        "not_covered": list(row.uncovered),
         "note": row.note,
         "silenced_by_this_change": [f.as_dict() for f in row.silenced],
     }

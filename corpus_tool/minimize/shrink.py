@@ -1,4 +1,10 @@
-"""Shrinking a trace to the fewest units of events that still reproduce its trigger."""
+"""Shrinking a trace to the fewest units of events that still reproduce its trigger.
+
+ddmin removes whole units (a call with what it asked for and the events it caused); then each
+event the agent caused (a state change, a side effect, a handoff) that is left is tried alone,
+once, in recorded order, and stays only when the trigger needs it (a 1-minimal pass over those
+events): padding that followed a needed call, or came before the first call, goes too.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +17,12 @@ from corpus_tool.errors import AgentFailed, UsageError
 from corpus_tool.minimize.ddmin import Exhausted, ddmin
 from corpus_tool.minimize.oracle import Oracle, Symptoms, Trigger, reproduces
 from corpus_tool.minimize.units import Unit, units
+from corpus_tool.model.events import HandoffEvent, SideEffectEvent, StateChangeEvent
 from corpus_tool.model.trace import Minimized, Trace
 
 DEFAULT_MAX_REPLAYS = 500
+CAUSED = (StateChangeEvent, SideEffectEvent, HandoffEvent)
+"""Events the agent caused that the single-event pass tries to remove one by one."""
 Progress = Callable[[int, int], None]
 """Called after each replay with (replays so far, events in the smallest candidate so far)."""
 
@@ -77,8 +86,7 @@ def shrink(
     allowed = _problems(trace)
     counted.smallest = len(trace.events)
 
-    def test(kept: tuple[int, ...]) -> bool:
-        candidate = keep(trace, groups, kept)
+    def reproduced(candidate: Trace) -> bool:
         if not _problems(candidate) <= allowed:
             return False  # never replay a trace the completeness rules refuse
         if not reproduces(trigger, whole, counted(candidate)):
@@ -86,8 +94,10 @@ def shrink(
         counted.smallest = min(counted.smallest, len(candidate.events))
         return True
 
-    reduction = ddmin(len(groups), test)
-    smallest = keep(trace, groups, reduction.kept)
+    reduction = ddmin(len(groups), lambda kept: reproduced(keep(trace, groups, kept)))
+    smallest, exhausted = keep(trace, groups, reduction.kept), reduction.exhausted
+    if not exhausted:
+        smallest, exhausted = _single_events(smallest, reproduced)
     removed = _removed(trace, smallest)
     return Shrunk(
         trace,
@@ -98,8 +108,23 @@ def shrink(
         counted.replays,
         len(groups),
         len(reduction.kept),
-        reduction.exhausted,
+        exhausted,
     )
+
+
+def _single_events(trace: Trace, reproduced: Callable[[Trace], bool]) -> tuple[Trace, bool]:
+    """The trace without each caused event the trigger does not need, tried one at a time;
+    True as well when the budget ran out on the way."""
+    for seq in [e.seq for e in trace.events if isinstance(e, CAUSED)]:
+        candidate = dataclasses.replace(
+            trace, events=tuple(e for e in trace.events if e.seq != seq)
+        )
+        try:
+            if reproduced(candidate):
+                trace = candidate
+        except Exhausted:
+            return trace, True
+    return trace, False
 
 
 def _check_reproduces(trace: Trace, trigger: Trigger | None, whole: Symptoms) -> None:

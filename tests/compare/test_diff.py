@@ -296,7 +296,7 @@ def test_diff_ignore_drops_a_field_from_the_comparison(
     edited.write_text(source.read_text().replace("rf-O-1001-1", "rf-O-1001-2"), encoding="utf-8")
     code, out, _ = cli("diff", source, edited, "--format", "json")
     report = json.loads(out)
-    assert code == 0 and report["verdict"] == "changed"
+    assert code == 1 and report["verdict"] == "regression"  # an argument of a write
     paths = {d["path"] for s in report["steps"] for d in s["diff"]}
     assert paths == {"$.arguments.idempotency_key", "$.idempotency_key"}
     code, out, _ = cli("diff", source, edited, "--ignore", "idempotency_key", "--format", "json")

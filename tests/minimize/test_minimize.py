@@ -38,17 +38,19 @@ def test_minimize_padded_example_keeps_only_the_failing_turn(
     models = seqs_of(incident, type="llm_request")
     padding = {*models[:2], *seqs_of(incident, tool="check_refund")}
     padding.add(seqs_of(incident, tool="get_order")[0])
-    failing = set(seqs_of(incident)) - padding - {max(seqs_of(incident))}  # not the final event
+    # the refund's side effect: the agent emits it again when replayed; the trigger needs none
+    (effect,) = seqs_of(incident, type="side_effect")
+    failing = set(seqs_of(incident)) - padding - {effect, max(seqs_of(incident))}  # not final
 
     code, out, err = cli("-C", corpus, "minimize", "refund-padded", "--until", "tools.args")
     assert code == 0, err
     kept = {e["seq"] for e in _trace(corpus, "refund-padded")["events"]}
     assert kept == failing and padding.isdisjoint(kept)
     assert "keeping: check tools.args fails" in out
-    assert "before: 10 events" in out and "after:  6 events" in out
+    assert "before: 10 events" in out and "after:  5 events" in out
     assert (corpus / "cases/refund-padded/expected.yaml").read_text() == REVIEWED
     note = _trace(corpus, "refund-padded")["source"]["minimized"]
-    assert note["removed"] == sorted(padding)
+    assert note["removed"] == sorted({*padding, effect})
     assert note["trigger"] == "check tools.args fails" and note["replays"] > 1
 
 
@@ -85,22 +87,31 @@ def test_minimize_default_trigger_dry_run_writes_nothing(
     assert code == 0 and path.read_bytes() == before
     assert report["trigger"] == "run ends submitted"  # expected.yaml's trigger
     assert report["written"] is False and report["dry_run"] is True
-    assert report["before"]["events"] == 10 and report["after"]["events"] == 6
+    assert report["before"]["events"] == 10 and report["after"]["events"] == 5
     first_failing = seqs_of(incident, type="llm_request")[2]
-    assert report["removed"] == list(range(1, first_failing))  # the two padding turns
+    # the two padding turns, and the refund's side effect (the replayed agent emits its own)
+    effects = seqs_of(incident, type="side_effect")
+    assert report["removed"] == [*range(1, first_failing), *effects]
 
 
 def test_minimize_strict_keeps_turns_the_conversation_carries(
     padded: tuple[Path, dict[str, Any]], cli: Cli
 ) -> None:
-    corpus, _ = padded
-    path = corpus / "cases/refund-padded/trace.yaml"
-    before = path.read_bytes()
+    corpus, incident = padded
+    calls = {e["seq"] for e in _trace(corpus, "refund-padded")["events"]} - set(
+        seqs_of(incident, type="side_effect")
+    )
+    code, out, _ = cli(
+        "-C", corpus, "minimize", "refund-padded", "--until", "tools.args", "--mode", "strict"
+    )
+    assert code == 0, out
+    # every turn stays (each model request carries the conversation so far); only the side
+    # effect the replayed agent emits itself goes
+    assert {e["seq"] for e in _trace(corpus, "refund-padded")["events"]} == calls
     code, out, _ = cli(
         "-C", corpus, "minimize", "refund-padded", "--until", "tools.args", "--mode", "strict"
     )
     assert code == 0 and "nothing to remove" in out and "--mode lenient" in out
-    assert path.read_bytes() == before
 
 
 def test_minimize_budget_is_never_exceeded(padded: tuple[Path, dict[str, Any]], cli: Cli) -> None:

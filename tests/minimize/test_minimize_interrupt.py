@@ -51,10 +51,12 @@ BLOCKS_ON_ITS_THIRD_RUN = """
 @pytest.fixture
 def blocking(tmp_path: Path, cli: Cli) -> tuple[Path, Path, set[int]]:
     """The padded case, its agent blocking on its third run; the file its pid is written to;
-    the seqs the failure needs (the recorded script's: all but the padding and final event)."""
+    the seqs the failure needs (the recorded script's: all but the padding, the side effect
+    the replayed agent emits itself, and the final event)."""
     corpus, incident = padded_case(tmp_path, cli)
     padding = {*seqs_of(incident, type="llm_request")[:2], *seqs_of(incident, tool="check_refund")}
     padding.add(seqs_of(incident, tool="get_order")[0])
+    padding.update(seqs_of(incident, type="side_effect"))
     failing = set(seqs_of(incident)) - padding - {max(seqs_of(incident))}
     blocked = tmp_path / "blocked-pid"
     source = BLOCKS_ON_ITS_THIRD_RUN.format(runs=str(tmp_path / "runs"), blocked=str(blocked))
