@@ -23,6 +23,8 @@ def corpus(tmp_path: Path) -> Path:
 
 def test_waivers_new_writes_a_valid_waiver_that_waives(cli: Cli, corpus: Path) -> None:
     (corpus / "waivers" / "W-0001.yaml").unlink()
+    config = corpus / "corpus.yaml"  # waivers.max_days unset: 90 days
+    config.write_text(config.read_text().replace("waivers:\n  max_days: 27000\n", ""), "utf-8")
     done = cli(
         "-C",
         corpus,
