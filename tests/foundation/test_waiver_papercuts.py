@@ -54,9 +54,7 @@ def test_waivers_new_caps_the_expiry_at_90_days_when_max_days_is_unset(
     assert cli(*new, "--expires", last).code == 0
 
 
-def test_validate_holds_a_waiver_to_90_days_when_max_days_is_unset(
-    cli: Cli, corpus: Path
-) -> None:
+def test_validate_holds_a_waiver_to_90_days_when_max_days_is_unset(cli: Cli, corpus: Path) -> None:
     created = date.today()
     (corpus / "waivers" / "W-0007.yaml").write_text(
         "schema_version: 1\nid: W-0007\nkind: check\ncase: refund-wrong-unit\n"
