@@ -1,20 +1,33 @@
 """The tests the fast lane (`pytest -m "not slow"`) leaves out, measured, not guessed.
 
 Each took 1 s or more (all its parameters together) in `pytest -n 2 --durations=0` runs of the
-suite, directory by directory, on the 2-core development machine at a load average of 5 to 8;
-on 2 idle cores that is about a fifth of a second or more. They install packages, build
-wheels, start many real processes or replay workers, kill and rerun writers, or replay through
-git worktrees. tests/conftest.py marks them `slow`; a test can also carry
-`@pytest.mark.slow` itself. test_slow_lane.py checks that every entry still names a test.
+suite, directory by directory, on the 2-core development machine at a load average of 5 to 8,
+or 0.5 s or more in a run of the fast lane itself at a load average of about 2 (the adapters'
+tests among them). They install packages, build wheels, start many real processes or replay
+workers, kill and rerun writers, replay through git worktrees or real frameworks.
+tests/conftest.py marks them `slow`; a test can also carry `@pytest.mark.slow` itself.
+test_slow_lane.py checks that every entry still names a test.
 """
 
 from __future__ import annotations
 
 SLOW = frozenset(
     {
+        "tests/adapters/test_examples.py::test_example_corpus_passes_strict_replay_through_its_adapter",
+        "tests/adapters/test_examples.py::test_example_incidents_script_is_byte_stable_and_made_the_committed_cases",
+        "tests/adapters/test_frameworks.py::test_framework_export_replays_strictly_and_a_changed_argument_diverges",
+        "tests/adapters/test_frameworks.py::test_langchain_recorded_through_the_adapter_replays_strictly",
+        "tests/adapters/test_frameworks.py::test_pydantic_ai_extra_tool_changes_the_request_its_export_recorded",
+        "tests/adapters/test_install.py::test_import_corpus_tool_and_its_runtime_loads_no_framework",
+        "tests/adapters/test_install.py::test_wheel_requires_no_framework_except_through_its_extra",
+        "tests/adapters/test_langchain.py::test_parallel_tool_calls_reach_the_runtime_in_the_order_the_model_asked",
+        "tests/compare/test_diff.py::test_diff_identical_runs",
+        "tests/compare/test_diff.py::test_diff_missing_files_directories_and_results_without_runs",
+        "tests/compare/test_diff.py::test_diff_whole_runs_gives_case_verdicts_and_the_shift",
         "tests/docs/test_doc_commands.py::test_every_command_line_of_the_doc_runs",
         "tests/docs/test_messages.py::test_a_planted_bad_message_fails",
         "tests/docs/test_messages.py::test_every_command_flag_and_file_a_message_names_exists",
+        "tests/docs/test_messages.py::test_the_walk_reads_the_messages",
         "tests/foundation/test_add.py::test_add_example_incident_writes_schema_valid_case",
         "tests/foundation/test_add.py::test_add_then_validate_whole_corpus_is_clean",
         "tests/foundation/test_add.py::test_cli_closed_pipe_is_quiet",
@@ -86,8 +99,10 @@ SLOW = frozenset(
         "tests/ingest/test_agentops.py::test_agentops_free_plan_cut_is_reported",
         "tests/ingest/test_mcp.py::test_mcp_log_holds_what_the_client_got",
         "tests/ingest/test_mcp.py::test_mcp_messages_as_one_json_array_hold_what_the_client_got",
+        "tests/ingest/test_mcp.py::test_mcp_tools_only_case_is_kept_as_known_unknown_and_replays",
         "tests/ingest/test_sdk_openai_responses.py::test_responses_run_holds_what_ran",
         "tests/ingest/test_sdk_openai_v2.py::test_openai_v2_case_replays_strictly",
+        "tests/ingest/test_sdk_otel.py::test_otel_genai_case_replays_strictly_against_runtime_agent",
         "tests/ingest/test_sdk_otel.py::test_otel_genai_legacy_batches_import_the_same",
         "tests/ingest/test_sdk_otel.py::test_otel_genai_otlp_json_imports",
         "tests/ingest/test_sdk_pydantic_ai.py::test_pydantic_ai_spans_import_every_tool_answer_the_model_was_sent",
@@ -97,6 +112,7 @@ SLOW = frozenset(
         "tests/minimize/test_minimize_interrupt.py::test_minimize_interrupted_mid_search_keeps_the_case_and_stops_its_worker",
         "tests/minimize/test_minimize_interrupt.py::test_minimize_killed_after_each_step_of_its_write_loses_nothing",
         "tests/minimize/test_minimize_interrupt.py::test_minimize_killed_mid_search_keeps_the_case_and_the_next_run_works",
+        "tests/minimize/test_minimize_interrupt.py::test_minimize_killed_mid_search_leaves_no_worker_behind",
         "tests/minimize/test_minimize_workers.py::test_add_minimize_agent_never_sees_the_redaction_key",
         "tests/minimize/test_minimize_workers.py::test_add_minimize_with_an_agent_that_exits_writes_nothing",
         "tests/minimize/test_minimize_workers.py::test_minimize_agent_never_sees_the_redaction_key",
@@ -112,6 +128,7 @@ SLOW = frozenset(
         "tests/replay/test_agent_robust.py::test_agent_exiting_at_import_is_one_line",
         "tests/replay/test_agent_robust.py::test_hostile_agent_is_a_verdict_and_json_stays_valid",
         "tests/replay/test_commands.py::test_check_counts_validation_findings",
+        "tests/replay/test_commands.py::test_check_example_corpus_prints_a_verdict_per_case",
         "tests/replay/test_commands.py::test_check_parses_each_case_file_once",
         "tests/replay/test_commands.py::test_check_results_document_is_stable_json",
         "tests/replay/test_commands.py::test_replay_imports_each_corpus_agent_without_leaking",
@@ -132,6 +149,7 @@ SLOW = frozenset(
         "tests/replay/test_plugin.py::test_plugin_short_summary_names_the_divergence",
         "tests/replay/test_plugin.py::test_plugin_under_xdist_replays_each_case_once_in_a_worker",
         "tests/replay/test_plugin.py::test_plugin_unknown_corpus_case_is_a_usage_error",
+        "tests/replay/test_real_recorder.py::test_one_sided_request_fields_are_notes_not_silence",
         "tests/replay/test_real_recorder.py::test_other_terminal_status_is_terminal_state_of_a_finished_run",
         "tests/replay/test_real_recorder.py::test_reordered_calls_fail_strict_and_pass_lenient",
         "tests/replay/test_real_recorder.py::test_request_fields_all_fails_on_the_unsent_temperature",
@@ -154,5 +172,6 @@ SLOW = frozenset(
         "tests/test_architecture.py::test_architecture_side_by_side_packages_may_not_import_each_other",
         "tests/test_bench.py::test_the_bench_command_measures_every_figure_on_a_tiny_corpus",
         "tests/test_review_core.py::test_diff_refuses_a_results_document_the_schema_refuses",
+        "tests/test_slow_lane.py::test_the_fast_lane_leaves_the_slow_tests_out",
     }
 )
