@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from corpus_tool import escapes
-from corpus_tool.corpus import CONFIG_NAME, Corpus, find_root, open_corpus
+from corpus_tool.corpus import CONFIG_NAME, Corpus, find_root, locate, open_corpus
 from corpus_tool.errors import CorpusError
 
 if TYPE_CHECKING:
@@ -67,14 +67,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not given and not wanted:
         return
     if not given:  # never a silent run of 0 items: find the corpus, or say what is missing
-        starts = (config.invocation_params.dir, config.rootpath)
-        found = next((r for r in map(find_root, starts) if r is not None), None)
-        if found is None:
-            raise pytest.UsageError(
-                f"--corpus-case needs --corpus DIR: no {CONFIG_NAME} in the current directory, "
-                f"the rootdir {config.rootpath}, or above them"
-            )
-        given = str(found)
+        given = str(_found_corpus(config))
     for name, text in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {text}")
     root = Path(given).resolve()
@@ -89,6 +82,23 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args = [str(root)]
     elif not any(Path(a.split("::")[0]).resolve() == root for a in config.args):
         config.args.append(str(root))
+
+
+def _found_corpus(config: pytest.Config) -> Path:
+    """The corpus `corpus` itself would use here: walking up from the current directory (then
+    the rootdir), else the one corpus.yaml the git repository tracks; a usage error if none."""
+    starts = (config.invocation_params.dir, config.rootpath)
+    found = next((r for r in map(find_root, starts) if r is not None), None)
+    if found is not None:
+        return found
+    try:
+        return locate(None, config.invocation_params.dir)
+    except CorpusError:
+        raise pytest.UsageError(
+            f"--corpus-case needs --corpus DIR: no {CONFIG_NAME} in the current directory, "
+            f"the rootdir {config.rootpath}, or above them, and the git repository tracks "
+            f"none or several"
+        ) from None
 
 
 def _corpus(config: pytest.Config, root: Path) -> Corpus:

@@ -24,6 +24,7 @@ from corpus_tool.findings import Finding
 from corpus_tool.model import check_guide
 from corpus_tool.model.checks import WAIVABLE
 from corpus_tool.model.waiver import Waiver
+from corpus_tool.model.waiver import max_days as waiver_max_days
 from corpus_tool.yaml_build import Span
 
 Show = Callable[[Path], str]
@@ -342,12 +343,14 @@ def _expiry(waiver: Waiver, today: date, max_days: int | None, at: Place) -> Ite
             "waiver.expired",
             f"expired on {waiver.expires}; renew it with a new reason or delete it",
         )
-    if max_days is not None:
-        start = waiver.created or today
-        if waiver.expires > start + timedelta(days=max_days):
-            yield at(
-                "expires",
-                "waiver.max_days",
-                f"expires {waiver.expires}, more than {max_days} days after {start} "
-                "(waivers.max_days)",
-            )
+    days = waiver_max_days(max_days)
+    start = waiver.created or today
+    if waiver.expires > start + timedelta(days=days):
+        which = (
+            "waivers.max_days" if max_days is not None else "waivers.max_days unset: the default"
+        )
+        yield at(
+            "expires",
+            "waiver.max_days",
+            f"expires {waiver.expires}, more than {days} days after {start} ({which})",
+        )

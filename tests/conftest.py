@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from corpus_tool.cli import main
+from tests.slow_tests import SLOW
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -119,3 +120,10 @@ def installed_venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Pat
     from tests.installed import venv_with
 
     return venv_with(wheel, tmp_path_factory.mktemp("installed"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the measured slow tests (tests/slow_tests.py), so `-m "not slow"` is the fast lane."""
+    for item in items:
+        if item.nodeid.split("[", 1)[0] in SLOW:
+            item.add_marker(pytest.mark.slow)

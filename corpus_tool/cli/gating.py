@@ -115,10 +115,12 @@ def _args_waivers(parser: argparse.ArgumentParser) -> None:
     new.add_argument("case", metavar="CASE", help="the case id")
     new.add_argument(
         "--check",
-        action="append",
+        action="extend",
+        nargs="+",
         required=True,
         metavar="NAME",
-        help="a check to excuse (tools.args, replay.divergence, or all); repeatable",
+        help="the checks to excuse (tools.args, replay.divergence, or all): several after one "
+        "--check, or --check repeated",
     )
     new.add_argument("--reason", required=True, help="why the failure is acceptable for now")
     new.add_argument("--owner", help="who answers for it (default: git config user.name)")

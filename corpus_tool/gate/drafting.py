@@ -19,10 +19,9 @@ from corpus_tool.corpus import Corpus
 from corpus_tool.errors import BusyError, InputError, UsageError
 from corpus_tool.faults import NO_STEPS, Steps
 from corpus_tool.model.checks import WAIVABLE
+from corpus_tool.model.waiver import max_days as waiver_max_days
 from corpus_tool.model.waiver import parse_day
 
-DEFAULT_DAYS = 90
-"""How far ahead a new waiver expires when the corpus sets no waivers.max_days."""
 _NUMBERED = re.compile(r"W-(\d+)")
 HEADER = "# A waiver: reviewed in the pull request that adds it; see `corpus waivers --help`.\n"
 
@@ -73,19 +72,20 @@ def document(corpus: Corpus, draft: Draft, today: date) -> dict[str, Any]:
 
 def expiry(corpus: Corpus, asked: str | None, today: date) -> date:
     """--expires, else waivers.max_days (or 90) from today; never past max_days, never past."""
-    max_days = corpus.setting("waivers", "max_days")
+    setting = corpus.setting("waivers", "max_days")
+    days = waiver_max_days(setting)
+    last = today + timedelta(days=days)
     if asked is None:
-        return today + timedelta(days=int(max_days or DEFAULT_DAYS))
+        return last
     day = parse_day(asked)
     if day is None:
         raise UsageError(f"--expires {asked!r}: give a day as YYYY-MM-DD")
     if day < today:
         raise UsageError(f"--expires {day} is in the past; a waiver must hold at least today")
-    if max_days is not None and day > today + timedelta(days=int(max_days)):
-        last = today + timedelta(days=int(max_days))
+    if day > last:
+        which = "waivers.max_days" if setting is not None else "waivers.max_days unset: the default"
         raise UsageError(
-            f"--expires {day} is more than {max_days} days ahead (waivers.max_days); "
-            f"give {last} or earlier"
+            f"--expires {day} is more than {days} days ahead ({which}); give {last} or earlier"
         )
     return day
 

@@ -12,9 +12,11 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import EXAMPLES, GIT_ENV, ROOT, git
 
@@ -44,7 +46,8 @@ def _environment(home: Path) -> dict[str, str]:
     ours = str(Path(sys.executable).parent)
     path = [str(Path(sys.base_prefix) / "bin")]  # the Python the user would make a venv with
     path += [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != ours]
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    dropped = ("PYTHONPATH", "VIRTUAL_ENV", "CORPUS_REDACTION_KEY")  # no key from our shell
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     cache = subprocess.run(
         [sys.executable, "-m", "pip", "cache", "dir"], capture_output=True, text=True, check=False
     ).stdout.strip()
@@ -55,8 +58,32 @@ def _environment(home: Path) -> dict[str, str]:
     return env
 
 
-@pytest.mark.slow
-def test_readme_quick_start_ends_in_a_blocked_commit_and_a_passing_one(tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class QuickStart:
+    """The quick start as one shell ran it: its lines, what each said and its exit status."""
+
+    lines: list[str]
+    said: list[str]
+    statuses: list[int]
+    repo: Path
+    home: Path
+
+
+def _run(script: str, repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-c", script],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+@pytest.fixture(scope="module")
+def first_shell(tmp_path_factory: pytest.TempPathFactory) -> QuickStart:
+    """The whole quick start, line by line, in a new git repository (one shell session)."""
+    tmp_path = tmp_path_factory.mktemp("quickstart")
     lines = quick_start()
     installs = [i for i, line in enumerate(lines) if PLACEHOLDER in line]
     assert len(installs) == 1, f"one install line with {PLACEHOLDER}"
@@ -69,17 +96,22 @@ def test_readme_quick_start_ends_in_a_blocked_commit_and_a_passing_one(tmp_path:
     repo = tmp_path / "agent-repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-
-    done = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-c", _script(lines)],
-        cwd=repo,
-        env=_environment(home),
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = _run(_script(lines), repo, _environment(home))
     said, statuses = _split(done.stdout)
     assert len(statuses) == len(lines), said
+    return QuickStart(lines, said, statuses, repo, home)
+
+
+@pytest.mark.slow
+def test_readme_quick_start_ends_in_a_blocked_commit_and_a_passing_one(
+    first_shell: QuickStart,
+) -> None:
+    lines, said, statuses, repo = (
+        first_shell.lines,
+        first_shell.said,
+        first_shell.statuses,
+        first_shell.repo,
+    )
     blocked = [n for n, line in enumerate(lines) if "# blocked" in line]
     for number, line in enumerate(lines):
         ok = statuses[number] != 0 if number in blocked else statuses[number] == 0
@@ -98,6 +130,38 @@ def test_readme_quick_start_ends_in_a_blocked_commit_and_a_passing_one(tmp_path:
     assert planted is not None, "the line before the blocked commit plants an e-mail"
     assert planted.group() not in git(repo, "log", "-p", "--all")
     assert git(repo, "status", "--porcelain") == ""
+
+
+def _key_id(repo: Path, case: str) -> str:
+    trace = yaml.safe_load((repo / f"evals/cases/{case}/trace.yaml").read_text(encoding="utf-8"))
+    return str(trace["redaction"]["key_id"])
+
+
+@pytest.mark.slow
+def test_readme_quick_start_keeps_the_key_for_a_second_shell(first_shell: QuickStart) -> None:
+    """A new terminal (its own bash session, another environment, nothing exported from the
+    first) activates the environment and adds a second incident with the quick start's own
+    lines: the corpus finds its key through corpus.yaml, so both cases carry one key id."""
+    lines, repo, home = first_shell.lines, first_shell.repo, first_shell.home
+    assert not any(line.lstrip().startswith("export ") for line in lines), "nothing exported"
+    first = "refund-double-charge"
+    add = next(n for n, line in enumerate(lines) if line.startswith("corpus add "))
+    assert first_shell.statuses[add] == 0, first_shell.said[add]
+    activate = lines[0].split("&&", 1)[1].split("#", 1)[0].strip()  # the venv, not a new one
+    second = [activate] + [
+        line.replace(first, "refund-second")
+        for line in lines[add : add + 3]  # add, review, commit
+    ]
+    shutil.copy(EXAMPLES / "incidents/refund-success.json", home / "Downloads/incident.json")
+    env = _environment(home)
+    env.update(TMPDIR=str(home), TERM_SESSION_ID="second-terminal")
+    assert not any("REDACTION_KEY" in name for name in env)
+    done = _run(_script(second), repo, env)
+    said, statuses = _split(done.stdout)
+    shown = "\n".join(f"{line}\n{out}" for line, out in zip(second, said, strict=False))
+    assert statuses == [0] * len(second), shown
+    assert _key_id(repo, "refund-second") == _key_id(repo, first)
+    assert "refund-second" in git(repo, "ls-tree", "-r", "--name-only", "HEAD")
 
 
 def _split(output: str) -> tuple[list[str], list[int]]:

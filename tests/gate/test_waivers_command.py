@@ -23,6 +23,8 @@ def corpus(tmp_path: Path) -> Path:
 
 def test_waivers_new_writes_a_valid_waiver_that_waives(cli: Cli, corpus: Path) -> None:
     (corpus / "waivers" / "W-0001.yaml").unlink()
+    config = corpus / "corpus.yaml"  # waivers.max_days unset: 90 days
+    config.write_text(config.read_text().replace("waivers:\n  max_days: 27000\n", ""), "utf-8")
     done = cli(
         "-C",
         corpus,
@@ -67,7 +69,9 @@ def test_waivers_new_writes_a_valid_waiver_that_waives(cli: Cli, corpus: Path) -
 
 def test_waivers_new_refuses_unknown_names_and_far_expiry(cli: Cli, corpus: Path) -> None:
     config = corpus / "corpus.yaml"
-    config.write_text(config.read_text() + "waivers:\n  max_days: 30\n", encoding="utf-8")
+    config.write_text(
+        config.read_text().replace("max_days: 27000", "max_days: 30"), encoding="utf-8"
+    )
     base = ["-C", corpus, "waivers", "new"]
     far = (date.today() + timedelta(days=31)).isoformat()
     for args, said in (

@@ -118,6 +118,24 @@ def test_plugin_corpus_case_alone_finds_the_corpus_walking_up() -> None:
     assert "1 passed" in done.stdout
 
 
+def test_plugin_corpus_case_at_the_repository_root_finds_the_tracked_corpus(
+    tmp_path: Path,
+) -> None:
+    """As `corpus` does at the root of a repository keeping its corpus in evals/."""
+    import shutil
+
+    from tests.conftest import git
+
+    repo = tmp_path / "agent-repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    shutil.copytree(ROOT / "examples/corpus", repo / "evals")
+    git(repo, "add", "evals")
+    done = pytest_run("--corpus-case", "refund-success", "-q", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
 def test_plugin_corpus_case_without_any_corpus_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "test_plain.py").write_text("def test_one():\n    assert True\n", "utf-8")
     done = pytest_run("--corpus-case", "refund-success", "-q", cwd=tmp_path)

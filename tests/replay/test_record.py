@@ -133,7 +133,8 @@ def test_record_example_incidents_are_what_the_agent_produces(tmp_path: Path) ->
 
 
 def _readme_example() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The record-mode example of docs/agents.md (moved there from the README)."""
+    text = (ROOT / "docs/agents.md").read_text(encoding="utf-8")
     section = text.split("**Record mode.**", 1)[1]
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
