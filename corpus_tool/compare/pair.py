@@ -91,7 +91,12 @@ def _field(item: FieldDiff) -> str:
     return f"{item.path.removeprefix('$.')} {_short(item.expected)} -> {_short(item.actual)}"
 
 
-def _short(value: Any, limit: int = 40) -> str:
+def _short(value: Any) -> str:
+    return shown_value(value, limit=40)
+
+
+def shown_value(value: Any, limit: int = 80) -> str:
+    """A value as a report line quotes it: canonical JSON cut at `limit`, or `(absent)`."""
     if value is ABSENT:
         return "(absent)"
     text = canonical_json(value)

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from corpus_tool.compare.pair import PairDiff, Step
+from corpus_tool.compare.pair import PairDiff, Step, shown_value
 from corpus_tool.compare.runs import SuiteDiff
 from corpus_tool.compare.verdict import Verdict
-from corpus_tool.files import canonical_json
 from corpus_tool.model.diff import FieldDiff
-from corpus_tool.model.values import ABSENT
 
 
 def headline(verdict: Verdict) -> str:
@@ -53,14 +49,8 @@ def _sides(step: Step, names: tuple[str, str]) -> str:
 
 def field_line(diff: FieldDiff, names: tuple[str, str]) -> str:
     """`$.arguments.amount: A 19900, B 199`."""
-    return f"{diff.path}: {names[0]} {_shown(diff.expected)}, {names[1]} {_shown(diff.actual)}"
-
-
-def _shown(value: Any, limit: int = 80) -> str:
-    if value is ABSENT:
-        return "(absent)"
-    text = canonical_json(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    a, b = shown_value(diff.expected), shown_value(diff.actual)
+    return f"{diff.path}: {names[0]} {a}, {names[1]} {b}"
 
 
 def _facts(diff: PairDiff, names: tuple[str, str]) -> list[str]:

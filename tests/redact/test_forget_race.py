@@ -15,24 +15,11 @@ from pathlib import Path
 import pytest
 
 from tests import processes
-from tests.conftest import EXAMPLES, Cli
+from tests.conftest import Cli
+from tests.redact.incidents import add
 
 SUBJECT = "jane.roe@example.org"
 ROUNDS = 30
-
-
-def _incident(tmp_path: Path, name: str, message: str) -> Path:
-    data = json.loads((EXAMPLES / "incidents" / "refund-success.json").read_text("utf-8"))
-    data["traceId"] = f"t-{name}"
-    data["input"]["userMessage"] = message
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
-
-
-def _add(cli: Cli, corpus: Path, tmp_path: Path, name: str, message: str) -> None:
-    result = cli("-C", corpus, "add", _incident(tmp_path, name, message), "--id", name)
-    assert result.code == 0, result.err
 
 
 def _pseudonym(corpus: Path, case: str) -> bytes:
@@ -54,8 +41,8 @@ def _holding(corpus: Path, needle: bytes) -> list[str]:
 def test_forget_racing_mv_never_reports_success_while_a_case_holds_the_value(
     corpus_dir: Path, tmp_path: Path, redaction_key: str, cli: Cli
 ) -> None:
-    _add(cli, corpus_dir, tmp_path, "a", f"refund me, I am {SUBJECT}")
-    _add(cli, corpus_dir, tmp_path, "bystander", "refund me, I am someone else")
+    add(cli, corpus_dir, tmp_path, "a", f"refund me, I am {SUBJECT}")
+    add(cli, corpus_dir, tmp_path, "bystander", "refund me, I am someone else")
     needle = _pseudonym(corpus_dir, "a")
     assert _holding(corpus_dir, needle) == ["cases/a/trace.yaml"]
     env = {"CORPUS_REDACTION_KEY": redaction_key}
@@ -88,8 +75,8 @@ OTHER_KEY = "crk1_" + "another-key-" * 4
 def test_forget_under_a_key_that_can_search_no_case_exits_1(
     corpus_dir: Path, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _add(cli, corpus_dir, tmp_path, "old", f"refund me, I am {SUBJECT}")
-    _add(cli, corpus_dir, tmp_path, "older", "refund me, I am someone else")
+    add(cli, corpus_dir, tmp_path, "old", f"refund me, I am {SUBJECT}")
+    add(cli, corpus_dir, tmp_path, "older", "refund me, I am someone else")
     monkeypatch.setenv("CORPUS_REDACTION_KEY", OTHER_KEY)
     for dry in ([], ["--dry-run"]):
         done = cli("-C", corpus_dir, "forget", SUBJECT, *dry)
@@ -113,10 +100,10 @@ def test_forget_that_searched_some_cases_only_exits_1_with_a_summary(
 ) -> None:
     other = tmp_path / "other"  # a corpus made under another key, whose case is copied over
     assert cli("init", other).code == 0
-    _add(cli, corpus_dir, tmp_path, "new", f"refund me, I am {SUBJECT}")
-    _add(cli, corpus_dir, tmp_path, "bystander", "refund me, I am someone else")
+    add(cli, corpus_dir, tmp_path, "new", f"refund me, I am {SUBJECT}")
+    add(cli, corpus_dir, tmp_path, "bystander", "refund me, I am someone else")
     monkeypatch.setenv("CORPUS_REDACTION_KEY", OTHER_KEY)
-    _add(cli, other, tmp_path, "old", f"refund me, I am {SUBJECT}")
+    add(cli, other, tmp_path, "old", f"refund me, I am {SUBJECT}")
     shutil.copytree(other / "cases" / "old", corpus_dir / "cases" / "old")
     monkeypatch.setenv("CORPUS_REDACTION_KEY", redaction_key)
     done = cli("-C", corpus_dir, "forget", SUBJECT)

@@ -19,7 +19,8 @@ import pytest
 
 from corpus_tool.redact.checksums import luhn_digit
 from tests import processes
-from tests.conftest import EXAMPLES, TEST_KEY, Cli
+from tests.conftest import TEST_KEY, Cli
+from tests.redact.incidents import add, incident
 
 CARDS = {  # one card, three spellings; and a 15-digit card in two
     "card": ("4111 1111 1111 1111", "4111-1111-1111-1111", "4111111111111111"),
@@ -30,20 +31,6 @@ IBANS = {
     "iban": ("DE98 7015 0000 6022 0070 16", "DE98701500006022007016", "DE98 70150000 6022007016")
 }
 OTHER = "DE89 3704 0044 0532 0130 00"
-
-
-def _incident(tmp_path: Path, name: str, message: str) -> Path:
-    data = json.loads((EXAMPLES / "incidents" / "refund-success.json").read_text("utf-8"))
-    data["traceId"] = f"t-{name}"
-    data["input"]["userMessage"] = message
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
-
-
-def _add(cli: Cli, corpus: Path, tmp_path: Path, name: str, message: str) -> None:
-    result = cli("-C", corpus, "add", _incident(tmp_path, name, message), "--id", name)
-    assert result.code == 0, result.err
 
 
 def _message(corpus: Path, case: str) -> str:
@@ -62,8 +49,8 @@ def test_forget_finds_every_spelling_by_any_spelling(
     kind, spellings = values
     names = [f"{kind}-{n}" for n in range(len(spellings))]
     for name, spelling in zip(names, spellings, strict=True):
-        _add(cli, corpus_dir, tmp_path, name, f"pay back to {spelling} please")
-    _add(cli, corpus_dir, tmp_path, "bystander", f"pay back to {OTHER} please")
+        add(cli, corpus_dir, tmp_path, name, f"pay back to {spelling} please")
+    add(cli, corpus_dir, tmp_path, "bystander", f"pay back to {OTHER} please")
     stored = {_digits(_message(corpus_dir, name)) for name in names}
     assert len(stored) == 1  # one value, one pseudonym in any spelling
     for spelling in spellings:
@@ -93,7 +80,7 @@ def _policy_one_card(grouped: str) -> str:
 
 
 def test_forget_finds_a_policy_one_grouped_card(corpus_dir: Path, tmp_path: Path, cli: Cli) -> None:
-    _add(cli, corpus_dir, tmp_path, "old", "pay back to 0000 0000 0000 0000 please")
+    add(cli, corpus_dir, tmp_path, "old", "pay back to 0000 0000 0000 0000 please")
     trace = corpus_dir / "cases" / "old" / "trace.yaml"
     old = _policy_one_card("4111 1111 1111 1111")
     text = trace.read_text(encoding="utf-8").replace("0000 0000 0000 0000", old)
@@ -109,7 +96,7 @@ SUBJECT = "4111 1111 1111 1111"
 def erasable(corpus_dir: Path, tmp_path: Path, cli: Cli) -> Path:
     """Two cases hold the subject's card, one does not; a waiver names each case."""
     for name, message in (("a1", SUBJECT), ("a2", SUBJECT.replace(" ", "")), ("b1", OTHER)):
-        _add(cli, corpus_dir, tmp_path, name, f"refund to {message}")
+        add(cli, corpus_dir, tmp_path, name, f"refund to {message}")
         (corpus_dir / "waivers" / f"W-{name}.yaml").write_text(
             f"schema_version: 1\nid: W-{name}\ncase: {name}\nchecks: [all]\n"
             f"reason: lands next week\nowner: shop\nexpires: '{date.today() + timedelta(30)}'\n",
@@ -146,8 +133,8 @@ def test_kill_after_every_step_of_forget_then_finish(
         journaled = (corpus / ".corpus-forget.json").exists()
         then = ("forget again", "an add")[step % 2]
         if then == "an add":  # any writing command finishes a journaled forget
-            incident = _incident(tmp_path, "c1", "hello")
-            assert cli("-C", corpus, "add", incident, "--id", "c1").code == 0
+            written = incident(tmp_path, "c1", "hello")
+            assert cli("-C", corpus, "add", written, "--id", "c1").code == 0
         if then == "forget again" or not journaled:  # before its plan, a forget did nothing
             assert cli("-C", corpus, "forget", SUBJECT).code == 0
         _no_trace_of_the_subject(corpus, pseudonym, cli)
