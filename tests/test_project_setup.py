@@ -51,7 +51,8 @@ def test_install_shows_forms_pip_accepts() -> None:
 def test_contributors_find_the_sample_skips_and_the_fast_lane() -> None:
     guide = (ROOT / "docs/contributing.md").read_text(encoding="utf-8")
     assert "../shared/samples" in guide and "CORPUS_SHARED_SAMPLES" in guide
-    assert '-m "not slow"' in guide and "about 3 minutes with `-n 2` on 2 idle cores" in guide
+    assert '-m "not slow"' in guide
+    assert re.search(r"about \d+ minutes with `-n 2` on 2 idle cores\*\* \(measured", guide)
     config = _pyproject()
     markers = config["tool"]["pytest"]["ini_options"]["markers"]
     assert any(m.startswith("slow:") for m in markers)
