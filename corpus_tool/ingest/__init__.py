@@ -109,6 +109,7 @@ def registry() -> dict[str, Importer]:
         langfuse,
         langsmith,
         mcp,
+        mini_swe_agent,
         native,
         openai_agents,
         openhands,
@@ -134,6 +135,7 @@ def registry() -> dict[str, Importer]:
         openhands.IMPORTER,
         agentops.IMPORTER,
         mcp.IMPORTER,
+        mini_swe_agent.IMPORTER,
     ]
     return {imp.name: imp for imp in importers}
 
