@@ -105,6 +105,7 @@ def registry() -> dict[str, Importer]:
     """Importers by name, in sniffing order (most specific first)."""
     from corpus_tool.ingest.formats import (
         agentops,
+        claude_agent_sdk,
         inspect_ai,
         langfuse,
         langsmith,
@@ -136,6 +137,7 @@ def registry() -> dict[str, Importer]:
         agentops.IMPORTER,
         mcp.IMPORTER,
         mini_swe_agent.IMPORTER,
+        claude_agent_sdk.IMPORTER,
     ]
     return {imp.name: imp for imp in importers}
 
