@@ -76,7 +76,8 @@ def _refuse_json_lines(raw: bytes, path: Path, importers: dict[str, Importer]) -
     if all(isinstance(v, (dict, list)) for v in values):
         raise InputError(
             f"not a recognised incident: JSON lines (one JSON value per line) that no importer "
-            f"reads (tried: {', '.join(importers)}); only MCP logs are read as JSON lines: "
+            f"reads (tried: {', '.join(importers)}); JSON lines are read as MCP logs, Claude "
+            "Agent SDK streams, span lines and OTLP lines: "
             "export the trace as one JSON document, or pass --format NAME",
             path,
         )
