@@ -107,22 +107,24 @@ def _result_text(content: Any) -> Any:
 
 
 def expected(entries: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], Any]]:
-    """(tool, input, result or error) per tool_use block, answered by its tool_result."""
-    results = {
-        b["tool_use_id"]: b
+    """(tool, input, result or error) per tool_result, in the order the results came, each
+    with the tool_use block it answers."""
+    uses = {
+        b["id"]: b
         for e in entries
-        if e["type"] == "user" and isinstance(e["message"]["content"], list)
+        if e["type"] == "assistant"
         for b in e["message"]["content"]
-        if b["type"] == "tool_result"
+        if b["type"] == "tool_use"
     }
     out: list[tuple[str, dict[str, Any], Any]] = []
     for e in entries:
-        for b in (e.get("message") or {}).get("content") or []:
-            if e["type"] == "assistant" and b["type"] == "tool_use":
-                r = results[b["id"]]
+        content = (e.get("message") or {}).get("content")
+        for r in content if e["type"] == "user" and isinstance(content, list) else []:
+            if r["type"] == "tool_result":
+                use = uses[r["tool_use_id"]]
                 text = _result_text(r["content"])
                 shown = {"type": "ToolError", "message": text} if r.get("is_error") else text
-                out.append((b["name"], b["input"], shown))
+                out.append((use["name"], use["input"], shown))
     return out
 
 
@@ -252,3 +254,35 @@ def test_agent_sdk_sample_holds_what_its_messages_hold(samples: Path, tmp_path: 
     assert len(models) == len(_model_ids(entries))
     assert run.body["terminal"]["status"] == "step_limit"  # subtype error_max_turns
     assert problems(run.body) == ["start time is missing"]
+
+
+def test_subagent_entries_keep_their_own_conversation(tmp_path: Path) -> None:
+    """A Task subagent's entries (`parent_tool_use_id`) are its calls, under its own node."""
+
+    def said(msg_id: str, block: dict[str, Any], parent: str | None) -> dict[str, Any]:
+        return {"type": "assistant", "message": _answer(msg_id, block),
+                "parent_tool_use_id": parent, "session_id": SESSION}  # fmt: skip
+
+    def shown(call_id: str, text: str, parent: str | None) -> dict[str, Any]:
+        block = {"type": "tool_result", "tool_use_id": call_id, "content": text}
+        return {"type": "user", "message": {"role": "user", "content": [block]},
+                "parent_tool_use_id": parent, "session_id": SESSION}  # fmt: skip
+
+    task = {"type": "tool_use", "id": "toolu_T", "name": "Task", "input": {"prompt": "find div"}}
+    grep = {"type": "tool_use", "id": "toolu_G", "name": "Grep", "input": {"pattern": "div"}}
+    entries = [
+        said("msg_1", task, None),
+        said("msg_2", grep, "toolu_T"),
+        shown("toolu_G", "calc.py:1", "toolu_T"),
+        said("msg_3", {"type": "text", "text": "calc.py line 1"}, "toolu_T"),
+        shown("toolu_T", "calc.py line 1", None),
+        said("msg_4", {"type": "text", "text": "It is in calc.py."}, None),
+    ]
+    (run,) = load(_write(tmp_path / "sub.jsonl", entries))
+    assert calls(run.body) == expected(entries)
+    nodes = [e.get("node") for e in run.body["events"]]
+    parents = [e.get("parent_tool_use_id") for e in entries]
+    sub = [n for n in nodes if n]
+    assert len(sub) == sum(1 for p in parents if p) and set(sub) == {"subagent:toolu_T"}
+    first_sub_call = next(e for e in run.body["events"] if e.get("node"))
+    assert first_sub_call["request"]["messages"] == []  # not the main conversation's messages
