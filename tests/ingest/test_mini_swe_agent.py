@@ -171,3 +171,17 @@ def test_mini_swe_agent_samples_hold_what_the_files_hold(samples: Path) -> None:
         submitted = traj["info"]["exit_status"] == "Submitted"
         assert (run.body["terminal"]["status"] == "submitted") == submitted, path.name
         assert problems(run.body) == [], path.name
+
+
+def test_mini_swe_agent_text_mode_2x_reads_the_recorded_action(tmp_path: Path) -> None:
+    """2.x's text mode records the command it parsed (`extra.actions`), whatever the block's
+    marker; the observation is the next user message."""
+    traj = text_traj()
+    for msg in traj["messages"]:
+        blocks = re.findall(r"```bash\s*\n(.*?)\n```", str(msg["content"]), re.S)
+        if msg["role"] == "assistant" and len(blocks) == 1:
+            msg["content"] = msg["content"].replace("```bash", "```mswea_bash_command")
+            msg["extra"]["actions"] = [{"command": blocks[0]}]
+    traj["info"]["mini_version"] = "2.3.0"
+    (run,) = load(_write(tmp_path, traj))
+    assert calls(run.body) == expected_calls(text_traj())

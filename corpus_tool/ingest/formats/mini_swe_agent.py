@@ -7,10 +7,11 @@ model's name under `config.model.model_name`); `messages` every message the mode
 answered, each with mini-swe-agent's own `extra`.
 
 Two ways a model turn runs a command:
-- text (`trajectory_format: mini-swe-agent-1`): mini-swe-agent parsed exactly one fenced
-  ```` ```bash ```` block out of the answer and ran it: a tool call of the `bash` tool with
-  `{"command": ...}` (no call id), its result the next user message (the observation). An
-  answer with no or several blocks ran nothing (the next message is the format error);
+- text (`trajectory_format: mini-swe-agent-1`): the command mini-swe-agent ran, the one a
+  text-mode 2.x answer records in `extra.actions`, else the answer's exactly one fenced
+  ```` ```bash ```` block (1.x): a tool call of the `bash` tool with `{"command": ...}` (no
+  call id), its result the next user message (the observation). An answer with no or several
+  blocks ran nothing (the next message is the format error);
 - tool calling (mini-swe-agent 2.x, `mini-swe-agent-1.1`): the answer's OpenAI `tool_calls`
   (`bash`), answered by `role: tool` messages.
 
@@ -98,7 +99,7 @@ def _events(kept: list[dict[str, Any]], model: str | None) -> list[dict[str, Any
                 event["response"]["tool_calls"] = calls
             asked.update({c["id"]: c for c in calls if c.get("id")})
             out.append(event)
-            command = None if calls else parsed_command(raw.get("content"))
+            command = None if calls else _text_command(raw)
             if command is not None:
                 out.append(_text_action(command, kept[i + 1 : i + 2]))
         elif raw.get("role") == "tool":
@@ -122,6 +123,16 @@ def _ended_on(raw: dict[str, Any], before: list[dict[str, Any]]) -> list[dict[st
         for c in pending
         if c.get("id") not in answered
     ]  # fmt: skip
+
+
+def _text_command(raw: dict[str, Any]) -> str | None:
+    """The command of a text answer: the one mini-swe-agent recorded (2.x `extra.actions`),
+    else the answer's one ```bash block (1.x; 2.x's own block markers are configurable)."""
+    actions = obj(raw.get("extra")).get("actions")
+    if isinstance(actions, list) and len(actions) == 1 and isinstance(actions[0], dict):
+        if actions[0].get("command") is not None:
+            return str(actions[0]["command"])
+    return parsed_command(raw.get("content"))
 
 
 def parsed_command(content: Any) -> str | None:
