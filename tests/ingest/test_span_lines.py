@@ -118,3 +118,12 @@ def test_broken_line_names_its_line(
     result = cli("-C", corpus_dir, "add", path, "--format", "openinference")
     assert result.code == 2
     assert f"line {len(span_lines(finished)) + 1}" in result.err and str(path) in result.err
+
+
+def test_span_lines_of_one_span_are_read(tmp_path: Path, finished: Any) -> None:
+    """A span-lines file of one line is one JSON document: still read as span lines."""
+    lines = span_lines(finished)
+    llm = [s for s in lines if s["attributes"].get("openinference.span.kind") == "LLM"]
+    (run,) = load(_write(tmp_path / "one.jsonl", llm[:1]))
+    assert run.format == "openinference"
+    assert [e["type"] for e in run.body["events"]] == ["model_call"]

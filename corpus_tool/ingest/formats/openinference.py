@@ -67,6 +67,8 @@ IMPORTER = OpenInferenceImporter()
 
 
 def _items(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, dict) and _span_id(data):  # span lines of one line: one span
+        return [data]
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         data = data["data"]
     return [i for i in data if isinstance(i, dict)] if isinstance(data, list) else []
