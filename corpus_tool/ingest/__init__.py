@@ -76,7 +76,8 @@ def _refuse_json_lines(raw: bytes, path: Path, importers: dict[str, Importer]) -
     if all(isinstance(v, (dict, list)) for v in values):
         raise InputError(
             f"not a recognised incident: JSON lines (one JSON value per line) that no importer "
-            f"reads (tried: {', '.join(importers)}); only MCP logs are read as JSON lines: "
+            f"reads (tried: {', '.join(importers)}); JSON lines are read as MCP logs, Claude "
+            "Agent SDK streams, span lines and OTLP lines: "
             "export the trace as one JSON document, or pass --format NAME",
             path,
         )
@@ -105,10 +106,12 @@ def registry() -> dict[str, Importer]:
     """Importers by name, in sniffing order (most specific first)."""
     from corpus_tool.ingest.formats import (
         agentops,
+        claude_agent_sdk,
         inspect_ai,
         langfuse,
         langsmith,
         mcp,
+        mini_swe_agent,
         native,
         openai_agents,
         openhands,
@@ -134,6 +137,8 @@ def registry() -> dict[str, Importer]:
         openhands.IMPORTER,
         agentops.IMPORTER,
         mcp.IMPORTER,
+        mini_swe_agent.IMPORTER,
+        claude_agent_sdk.IMPORTER,
     ]
     return {imp.name: imp for imp in importers}
 

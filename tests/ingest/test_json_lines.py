@@ -11,11 +11,8 @@ from tests.conftest import Cli
 def test_json_lines_no_importer_reads_say_not_recognised(
     corpus_dir: Path, cli: Cli, tmp_path: Path
 ) -> None:
-    spans = [
-        {"name": f"step {i}", "context": {"trace_id": "t1", "span_id": f"s{i}"}, "attributes": {}}
-        for i in range(3)
-    ]
-    export = tmp_path / "spans.jsonl"
+    spans = [{"level": "info", "step": i, "msg": f"step {i} done"} for i in range(3)]
+    export = tmp_path / "app-log.jsonl"
     export.write_text("".join(json.dumps(s) + "\n" for s in spans), encoding="utf-8")
     result = cli("-C", corpus_dir, "add", export)
     assert result.code == 2

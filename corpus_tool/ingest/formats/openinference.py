@@ -7,6 +7,9 @@ Phoenix dataframe rows with flattened `context.span_id` / `attributes.*` columns
 own span JSON (its encoder's form: the kind as a top-level `span_kind`, `status_code`). Attributes
 may be nested (`{"llm": {"input_messages": [...]}}`) or flat; both flatten to dotted keys and
 go through the same conventions as OTLP files (OpenInference first, then OTel GenAI).
+
+Spans one per line (JSON lines), or one after another as the SDK's console exporter prints
+them, are read as the list of those spans: one run per trace id, as in a list.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from corpus_tool import files
 from corpus_tool.errors import InputError
+from corpus_tool.ingest import json_lines
 from corpus_tool.ingest.attrs import flatten
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import SpanGroups, runs
@@ -28,6 +33,18 @@ class OpenInferenceImporter:
     """Phoenix / OTel SDK span JSON."""
 
     name = "openinference"
+
+    def sniff_bytes(self, raw: bytes, path: Path) -> bool:
+        """Spans one per line (or printed one after another): each a span with an id."""
+        values = json_lines.head(raw)
+        return values is not None and all(isinstance(v, dict) and _span_id(v) for v in values)
+
+    def read(self, raw: bytes, path: Path) -> Any:
+        """One JSON document as it is; span lines as the list of their spans."""
+        try:
+            return files.parse_json(raw, path)
+        except InputError:
+            return json_lines.read(raw, path)
 
     def sniff(self, data: Any, path: Path) -> bool:
         items = _items(data)
@@ -50,6 +67,8 @@ IMPORTER = OpenInferenceImporter()
 
 
 def _items(data: Any) -> list[dict[str, Any]]:
+    if isinstance(data, dict) and _span_id(data):  # span lines of one line: one span
+        return [data]
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         data = data["data"]
     return [i for i in data if isinstance(i, dict)] if isinstance(data, list) else []

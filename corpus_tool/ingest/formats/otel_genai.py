@@ -3,6 +3,10 @@
 Reads OTLP/JSON (`resourceSpans/scopeSpans/spans`, with `resourceLogs` event records joined to
 their spans), the legacy Tempo shape (`batches/instrumentationLibrarySpans`), and Jaeger's
 query-API JSON (`data[].spans[].tags`). Each trace id in the file is one run.
+
+OTLP JSON lines (one export `{"resourceSpans": [...]}` or `{"resourceLogs": [...]}` per line, as
+the OpenTelemetry Collector's file exporter writes them) are read as one export holding every
+line's resource spans and logs.
 """
 
 from __future__ import annotations
@@ -10,7 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from corpus_tool import files
 from corpus_tool.errors import InputError
+from corpus_tool.ingest import json_lines
 from corpus_tool.ingest.attrs import key_values
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import SpanGroups, runs
@@ -24,6 +30,27 @@ class OtelGenAIImporter:
     """OTLP/JSON, legacy OTLP batches and Jaeger JSON."""
 
     name = "otel-genai"
+
+    def sniff_bytes(self, raw: bytes, path: Path) -> bool:
+        """OTLP JSON lines: every value an export with resource spans or logs."""
+        values = json_lines.head(raw)
+        return values is not None and all(_is_export_line(v) for v in values)
+
+    def read(self, raw: bytes, path: Path) -> Any:
+        """One JSON document as it is; OTLP JSON lines merged into one export."""
+        try:
+            return files.parse_json(raw, path)
+        except InputError:
+            lines = json_lines.read(raw, path)
+        if not all(_is_export_line(v) for v in lines):
+            raise InputError(
+                'not OTLP JSON lines: every line must be an export {"resourceSpans": [...]}',
+                path,
+            )
+        return {
+            key: [part for line in lines for part in line.get(key) or []]
+            for key in ("resourceSpans", "resourceLogs")
+        }
 
     def sniff(self, data: Any, path: Path) -> bool:
         if not isinstance(data, dict):
@@ -46,6 +73,12 @@ class OtelGenAIImporter:
 
 
 IMPORTER = OtelGenAIImporter()
+
+
+def _is_export_line(value: Any) -> bool:
+    return isinstance(value, dict) and any(
+        isinstance(value.get(k), list) for k in ("resourceSpans", "resourceLogs")
+    )
 
 
 def otlp_spans(data: dict[str, Any], path: Path) -> SpanGroups:
