@@ -109,6 +109,7 @@ def registry() -> dict[str, Importer]:
         langfuse,
         langsmith,
         mcp,
+        mlflow,
         native,
         openai_agents,
         openhands,
@@ -134,6 +135,7 @@ def registry() -> dict[str, Importer]:
         openhands.IMPORTER,
         agentops.IMPORTER,
         mcp.IMPORTER,
+        mlflow.IMPORTER,
     ]
     return {imp.name: imp for imp in importers}
 
