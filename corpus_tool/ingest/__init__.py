@@ -118,6 +118,7 @@ def registry() -> dict[str, Importer]:
         otel_genai,
         swe_agent,
         tau_bench,
+        vercel_ai,
     )
 
     importers: list[Importer] = [
@@ -136,6 +137,7 @@ def registry() -> dict[str, Importer]:
         agentops.IMPORTER,
         mcp.IMPORTER,
         mlflow.IMPORTER,
+        vercel_ai.IMPORTER,
     ]
     return {imp.name: imp for imp in importers}
 
