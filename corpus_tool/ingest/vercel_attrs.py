@@ -47,7 +47,7 @@ class VercelAI:
     def facts(self, span: Span, kind: str) -> Facts:
         a = span.attributes
         if kind == "model":
-            return _model(a)
+            return _model(a, span.io)
         if kind == "tool":
             return {
                 "tool": a.get("ai.toolCall.name") or span.name,
@@ -79,7 +79,18 @@ _USAGE = {
 }
 
 
-def _model(a: dict[str, Any]) -> Facts:
+def _sdk_calls(value: Any) -> bool:
+    """A list of AI SDK tool calls (what Langfuse shows as a doGenerate span's output)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(c, dict) and "toolCallId" in c for c in value)
+    )
+
+
+def _model(a: dict[str, Any], io: dict[str, Any]) -> Facts:
+    """A model call; Langfuse moves `ai.prompt.messages` and `ai.response.toolCalls` out of the
+    attributes into the observation's input and output, so those are read there too."""
     settings = {
         k.removeprefix("ai.settings."): v
         for k, v in a.items()
@@ -88,10 +99,15 @@ def _model(a: dict[str, Any]) -> Facts:
     usage = {_USAGE[k]: v for k, v in a.items() if k in _USAGE}
     tools = a.get("ai.prompt.tools")
     raw_calls = loads_maybe(a.get("ai.response.toolCalls"))
+    if raw_calls is None and _sdk_calls(io.get("output")):
+        raw_calls = io["output"]
+    asked = loads_maybe(a.get("ai.prompt.messages"))
+    if asked is None and isinstance(io.get("input"), list):
+        asked = io["input"]
     return {
         "model": a.get("ai.response.model") or a.get("ai.model.id"),
         "requested_model": a.get("ai.model.id"),
-        "messages": sdk_messages(loads_maybe(a.get("ai.prompt.messages"))),
+        "messages": sdk_messages(asked),
         "content": a.get("ai.response.text") or a.get("ai.response.object"),
         "calls": [_call(c) for c in raw_calls if isinstance(c, dict)]
         if isinstance(raw_calls, list)

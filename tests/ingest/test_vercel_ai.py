@@ -143,3 +143,55 @@ def test_ai_sdk_failed_tool_span_is_the_tool_error(
     (tool,) = [e for e in trace["events"] if e["type"] == "tool_call"]
     assert tool["error"] == {"type": "TimeoutError", "message": "order service timed out"}
     assert "result" not in tool
+
+
+def _otlp_spans(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [s for rs in doc["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
+
+
+def _otlp_attrs(span: dict[str, Any]) -> dict[str, Any]:
+    return {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
+
+
+def test_ai_sdk_spans_in_an_otlp_export_import(samples: Path, corpus_dir: Path, cli: Cli) -> None:
+    """A capture of `ai` 5.0.253 over OTLP/JSON (Grace/genai-interlingua testdata/vercel/in.json,
+    see shared/samples/SOURCES.md): its `ai.*` spans carry no `gen_ai.operation.name`; the
+    OTLP importer reads them through the AI SDK's attributes instead of refusing the file."""
+    export = samples / "vercel_ai_sdk" / "genai-interlingua_vercel_in.json"
+    source = json.loads(export.read_text(encoding="utf-8"))
+    result = cli("-C", corpus_dir, "add", export, "--id", "vercel-otlp")
+    assert result.code == 0, result.err
+    trace = yaml.safe_load((corpus_dir / "cases/vercel-otlp/trace.yaml").read_text("utf-8"))
+    spans = [_otlp_attrs(s) for s in _otlp_spans(source)]
+    steps = [a for a in spans if a["ai.operationId"] == "ai.generateText.doGenerate"]
+    runs = [a for a in spans if a["ai.operationId"] == "ai.toolCall"]
+    models = [e for e in trace["events"] if e["type"] == "model_call"]
+    tools = [e for e in trace["events"] if e["type"] == "tool_call"]
+    assert len(models) == len(steps) and len(tools) == len(runs) == 1
+    asked = json.loads(steps[0]["ai.response.toolCalls"])
+    assert [(c["id"], c["name"]) for c in models[0]["response"]["tool_calls"]] == [
+        (c["toolCallId"], c["toolName"]) for c in asked
+    ]
+    assert models[0]["model"] == steps[0]["ai.response.model"]
+    assert [(t["tool"], t["call_id"], t["arguments"], t["result"]) for t in tools] == [
+        (a["ai.toolCall.name"], a["ai.toolCall.id"], json.loads(a["ai.toolCall.args"]),
+         json.loads(a["ai.toolCall.result"]))
+        for a in runs
+    ]  # fmt: skip
+
+
+def test_ai_sdk_tool_in_a_langfuse_export_keeps_its_name(
+    samples: Path, corpus_dir: Path, cli: Cli
+) -> None:
+    """A Langfuse export of an AI SDK chatbot (evilmartians/agent-prism, see SOURCES.md): its
+    TOOL observation is named `ai.toolCall`; the tool is the one `ai.toolCall.name` names."""
+    export = samples / "vercel_ai_sdk" / "agent-prism_storybook_langfuse-3.json"
+    source = json.loads(export.read_text(encoding="utf-8"))
+    result = cli("-C", corpus_dir, "add", export, "--id", "vercel-langfuse")
+    assert result.code == 0, result.err
+    trace = yaml.safe_load((corpus_dir / "cases/vercel-langfuse/trace.yaml").read_text("utf-8"))
+    metas = [o["metadata"] for o in source["observations"]]
+    attrs = [(json.loads(m) if isinstance(m, str) else m).get("attributes", {}) for m in metas]
+    names = [a["ai.toolCall.name"] for a in attrs if a.get("ai.operationId") == "ai.toolCall"]
+    tools = [e for e in trace["events"] if e["type"] == "tool_call"]
+    assert [t["tool"] for t in tools] == names
