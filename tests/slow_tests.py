@@ -100,6 +100,7 @@ SLOW = frozenset(
         "tests/ingest/test_mcp.py::test_mcp_log_holds_what_the_client_got",
         "tests/ingest/test_mcp.py::test_mcp_messages_as_one_json_array_hold_what_the_client_got",
         "tests/ingest/test_mcp.py::test_mcp_tools_only_case_is_kept_as_known_unknown_and_replays",
+        "tests/ingest/test_mlflow.py::test_mlflow_trace_imports_its_model_calls_and_tools",
         "tests/ingest/test_sdk_openai_responses.py::test_responses_run_holds_what_ran",
         "tests/ingest/test_sdk_openai_v2.py::test_openai_v2_case_replays_strictly",
         "tests/ingest/test_sdk_otel.py::test_otel_genai_case_replays_strictly_against_runtime_agent",
