@@ -144,6 +144,7 @@ SLOW = frozenset(
         "tests/ingest/test_mcp.py::test_mcp_log_holds_what_the_client_got",
         "tests/ingest/test_mcp.py::test_mcp_messages_as_one_json_array_hold_what_the_client_got",
         "tests/ingest/test_mcp.py::test_mcp_tools_only_case_is_kept_as_known_unknown_and_replays",
+        "tests/ingest/test_mlflow.py::test_mlflow_trace_imports_its_model_calls_and_tools",
         "tests/ingest/test_openhands_sdk.py::test_events_alone_are_kept_with_allow_incomplete",
         "tests/ingest/test_openhands_sdk.py::test_replay_notices_an_agent_that_skips_the_failed_read",
         "tests/ingest/test_samples.py::test_every_sample_imports_or_is_refused_for_a_reason",

@@ -112,6 +112,7 @@ def registry() -> dict[str, Importer]:
         langsmith,
         mcp,
         mini_swe_agent,
+        mlflow,
         native,
         openai_agents,
         openhands,
@@ -120,6 +121,7 @@ def registry() -> dict[str, Importer]:
         otel_genai,
         swe_agent,
         tau_bench,
+        vercel_ai,
     )
 
     importers: list[Importer] = [
@@ -139,6 +141,8 @@ def registry() -> dict[str, Importer]:
         mcp.IMPORTER,
         mini_swe_agent.IMPORTER,
         claude_agent_sdk.IMPORTER,
+        mlflow.IMPORTER,
+        vercel_ai.IMPORTER,
     ]
     return {imp.name: imp for imp in importers}
 

@@ -16,8 +16,9 @@ from corpus_tool.ingest.genai_attrs import GenAI, Vertex
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.oi_attrs import OpenInference
 from corpus_tool.ingest.spans import Convention, Run, Span, to_body
+from corpus_tool.ingest.vercel_attrs import VercelAI
 
-CONVENTIONS: tuple[Convention, ...] = (OpenInference(), GenAI(), Vertex())
+CONVENTIONS: tuple[Convention, ...] = (OpenInference(), GenAI(), Vertex(), VercelAI())
 
 SpanGroups = dict[str, tuple[list[Span], dict[str, Any]]]
 """Spans by trace id, each group with its resource attributes."""

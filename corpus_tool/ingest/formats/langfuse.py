@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
+from corpus_tool.ingest import beeai
 from corpus_tool.ingest.attrs import flatten
 from corpus_tool.ingest.chat import messages, responses_output, tool_message_result
 from corpus_tool.ingest.genai_attrs import gemini_message, output_messages
@@ -46,7 +47,10 @@ class LangfuseImporter:
         if not self.sniff(data, path):
             raise InputError("not a Langfuse export: expected {trace, observations}", path)
         trace = data["trace"]
-        spans = [_span(o) for o in data["observations"] if isinstance(o, dict)]
+        observations = data["observations"]
+        if beeai.is_beeai(observations):
+            observations = beeai.collapse(observations)
+        spans = [_span(o) for o in observations if isinstance(o, dict)]
         spans = _mark_tools(spans)
         agent = {"name": _str(trace.get("name")), "version": _str(trace.get("version"))}
         extra = {k: v for k, v in trace.items() if k not in ("input", "output") and _str(v)}
