@@ -27,9 +27,16 @@ class _Readers(NamedTuple):
 
 def is_plain_safe(text: str) -> bool:
     """True when `text` written plain reads back as this string in YAML 1.1 and 1.2."""
-    readers = _readers()
-    if text and text[0] not in readers.first:
+    if text and text[0] not in _readers().first:
         return True
+    return _resolves_to_str(text)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _resolves_to_str(text: str) -> bool:
+    """is_plain_safe's answer from the readers' resolvers, remembered: a trace repeats its
+    strings (every model call re-sends the conversation)."""
+    readers = _readers()
     return all(
         str(resolver.resolve(node, text, (True, False))) == STR
         for resolver, node in readers.resolvers
