@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import yaml
 
-from corpus_tool import yaml_build
+from corpus_tool import yaml_build, yaml_stream
 from corpus_tool.errors import InputError
 from corpus_tool.locks import exclusive
 from corpus_tool.yaml_build import Span
@@ -380,14 +380,16 @@ def canonical_json(value: Any) -> str:
 
 def dump_yaml(data: Any) -> str:
     """Machine-written YAML: block style, key order kept, unicode as is, stable across runs."""
-    return yaml.dump(
-        data,
-        Dumper=_Dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=100,
-    )
+    options: dict[str, Any] = {
+        "sort_keys": False,
+        "allow_unicode": True,
+        "default_flow_style": False,
+        "width": 100,
+    }
+    try:  # the same bytes as yaml.dump, without building the node tree first
+        return yaml_stream.dump(data, _Dumper, _str_style, **options)
+    except yaml_stream.Unplain:
+        return yaml.dump(data, Dumper=_Dumper, **options)  # type: ignore[no-any-return]
 
 
 _STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
