@@ -456,7 +456,7 @@ def add_large(bench: Bench) -> list[Row]:
     )
     parsed, added = median(samples["parse"]), median(samples["add"])
     peak = adding(peak_mb)
-    what = f"one incident of {bench.events:,} events, {size_mb:.0f} MB of JSON"
+    what = f"one incident of {bench.events:,} events, {size_mb:.1f} MB of JSON"
     return [
         Row(
             "add (large)",
