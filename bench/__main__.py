@@ -2,7 +2,7 @@
 
     python -m bench [--cases 1000] [--big 10000] [--check-cases 1000] [--incidents 200]
                     [--repeat 3] [--only validate,check,...] [--json bench-results.json]
-                    [--work DIR] [--tiny]
+                    [--events 300000] [--work DIR] [--tiny]
 
 Generates the corpora deterministically (bench/corpus.py), runs each figure's baseline and
 candidate in the same loop (median of --repeat runs, every command a fresh process as a user
@@ -42,11 +42,18 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.tiny:
         args.cases, args.big, args.check_cases, args.incidents = 12, 30, 12, 6
-        args.repeat, args.redact_mb = 1, 0.05
+        args.repeat, args.redact_mb, args.events = 1, 0.05, 300
     work = args.work or Path(tempfile.mkdtemp(prefix="corpus-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     bench = Bench(
-        work, args.repeat, args.cases, args.big, args.check_cases, args.incidents, args.redact_mb
+        work,
+        args.repeat,
+        args.cases,
+        args.big,
+        args.check_cases,
+        args.incidents,
+        args.redact_mb,
+        args.events,
     )
     chosen = [f for f in args.only.split(",") if f] if args.only else list(FIGURES)
     started = time.time()
@@ -80,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--big", type=int, default=10_000, help="cases of the large corpus")
     parser.add_argument("--check-cases", type=int, default=1000, help="cases check replays")
     parser.add_argument("--incidents", type=int, default=200, help="incidents add ingests")
+    parser.add_argument("--events", type=int, default=300_000, help="events of add's big incident")
     parser.add_argument("--redact-mb", type=float, default=3.0, help="MB the scanners compare on")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measure (median)")
     parser.add_argument("--only", help=f"comma-separated figures: {','.join(FIGURES)}")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import corpus as gen
+from bench.long_incident import write_long_incident
 from bench.measure import ROOT, Sample, corpus_cli, interleaved, median, peak_mb, run, spread
 
 KEY = "bench-key-0123456789abcdef0123456789abcdef"
@@ -44,6 +45,7 @@ class Bench:
     check_cases: int
     incidents: int
     redact_mb: float
+    events: int = 300_000
     _made: dict[str, Path] = field(default_factory=dict)
 
     def corpus(self, cases: int) -> Path:
@@ -426,6 +428,65 @@ def add(bench: Bench) -> list[Row]:
     ]
 
 
+def add_large(bench: Bench) -> list[Row]:
+    """`corpus add` of one incident of `bench.events` events against parsing its JSON, and the
+    add's peak memory against the file's size."""
+    incident = bench.work / f"long-incident-{bench.events}.json"
+    if not incident.is_file():
+        write_long_incident(incident, bench.events)
+    size_mb = incident.stat().st_size / 2**20
+    template = bench.work / "add-large-template"
+    shutil.rmtree(template, ignore_errors=True)
+    run(corpus_cli("init", str(template)), bench.work)
+    fresh = iter(range(10**6))
+    env = {"CORPUS_REDACTION_KEY": KEY}
+
+    def adding(measure: Callable[..., Any]) -> Any:
+        target = bench.work / f"add-large-{next(fresh)}"
+        shutil.copytree(template, target)
+        try:
+            return measure(corpus_cli("-C", str(target), "add", str(incident)), target, env)
+        finally:
+            shutil.rmtree(target, ignore_errors=True)
+
+    parse = [sys.executable, "-c", _PARSE, str(incident)]
+    samples = interleaved(
+        bench.repeat,
+        {"parse": lambda: run(parse, bench.work), "add": lambda: adding(run)},
+    )
+    parsed, added = median(samples["parse"]), median(samples["add"])
+    peak = adding(peak_mb)
+    what = f"one incident of {bench.events:,} events, {size_mb:.1f} MB of JSON"
+    return [
+        Row(
+            "add (large)",
+            f"corpus add, {what}",
+            added,
+            "s",
+            "json.loads of the same file",
+            parsed,
+            added / parsed,
+            "<= 5x",
+            added / parsed <= 5,
+            {**_detail(samples["add"]), "parse": _detail(samples["parse"])},
+        ),
+        Row(
+            "add (large)",
+            f"peak memory, corpus add, {what}",
+            peak,
+            "MB",
+            "the file's size",
+            size_mb,
+            peak / size_mb,
+            "<= 3x",
+            peak / size_mb <= 3,
+        ),
+    ]
+
+
+_PARSE = "import json, sys; json.loads(open(sys.argv[1], 'rb').read())"
+
+
 def memory(bench: Bench) -> list[Row]:
     """Peak memory of validate and check (cold) at two corpus sizes: flat means it does not grow."""
     rows = []
@@ -473,5 +534,6 @@ FIGURES: dict[str, Callable[[Bench], list[Row]]] = {
     "affected": affected,
     "check": check,
     "add": add,
+    "add-large": add_large,
     "memory": memory,
 }

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import yaml
 
-from corpus_tool import yaml_build
+from corpus_tool import yaml_build, yaml_stream
 from corpus_tool.errors import InputError
 from corpus_tool.locks import exclusive
 from corpus_tool.yaml_build import Span
@@ -380,25 +380,77 @@ def canonical_json(value: Any) -> str:
 
 def dump_yaml(data: Any) -> str:
     """Machine-written YAML: block style, key order kept, unicode as is, stable across runs."""
-    return yaml.dump(
-        data,
-        Dumper=_Dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        default_flow_style=False,
-        width=100,
-    )
+    options: dict[str, Any] = {
+        "sort_keys": False,
+        "allow_unicode": True,
+        "default_flow_style": False,
+        "width": 100,
+    }
+    try:  # the same bytes as yaml.dump, without building the node tree first
+        return yaml_stream.dump(data, _Dumper, _str_style, **options)
+    except yaml_stream.Unplain:
+        return yaml.dump(data, Dumper=_Dumper, **options)  # type: ignore[no-any-return]
+
+
+_STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_SCALARS: dict[type, tuple[str, Any]] = {
+    int: ("tag:yaml.org,2002:int", str),
+    bool: ("tag:yaml.org,2002:bool", lambda v: "true" if v else "false"),
+    type(None): ("tag:yaml.org,2002:null", lambda v: "null"),
+}
 
 
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
-    """Safe dumper that writes multi-line strings as literal blocks, for readable diffs."""
+    """Safe dumper that writes multi-line strings as literal blocks, for readable diffs.
+
+    Its representer builds the nodes of str, int, bool, None, dict and list itself, as
+    PyYAML's would (block style, key order kept, a dict or list met twice is the same node:
+    an alias), without PyYAML's per-value dispatch: a trace holds hundreds of thousands of
+    values. Other types go to PyYAML's representers."""
+
+    def represent_data(self, data: Any) -> yaml.Node:
+        kind = type(data)
+        if self.default_style is not None:
+            return super().represent_data(data)  # type: ignore[no-any-return]
+        if kind is str:
+            return yaml.ScalarNode(_STR, data, style=_str_style(data))
+        scalar = _SCALARS.get(kind)
+        if scalar is not None:
+            return yaml.ScalarNode(scalar[0], scalar[1](data))
+        if (kind is dict or kind is list) and self.default_flow_style is False:
+            if not self.sort_keys or kind is list:
+                return self._container(data)
+        return super().represent_data(data)  # type: ignore[no-any-return]
+
+    def _container(self, data: dict[Any, Any] | list[Any]) -> yaml.Node:
+        known = self.represented_objects.get(id(data))
+        if known is not None:
+            return known  # type: ignore[no-any-return]
+        self.object_keeper.append(data)
+        node: yaml.Node
+        if type(data) is dict:
+            pairs: list[tuple[yaml.Node, yaml.Node]] = []
+            node = yaml.MappingNode(_MAP, pairs, flow_style=False)
+            self.represented_objects[id(data)] = node
+            represent = self.represent_data
+            pairs.extend((represent(k), represent(v)) for k, v in data.items())
+        else:
+            items: list[yaml.Node] = []
+            node = yaml.SequenceNode(_SEQ, items, flow_style=False)
+            self.represented_objects[id(data)] = node
+            items.extend(map(self.represent_data, data))
+        return node
 
 
-def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+def _str_style(value: str) -> str | None:
     style = "|" if "\n" in value and not value.endswith((" ", "\t")) else None
     if style is None and not is_plain_safe(value):  # `1e3`, `0o17`: PyYAML alone writes plain
         style = "'"
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    return style
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=_str_style(value))
 
 
 _Dumper.add_representer(str, _str_representer)

@@ -27,9 +27,21 @@ class _Readers(NamedTuple):
 
 def is_plain_safe(text: str) -> bool:
     """True when `text` written plain reads back as this string in YAML 1.1 and 1.2."""
-    readers = _readers()
-    if text and text[0] not in readers.first:
+    if text and text[0] not in _readers().first:
         return True
+    if len(text) <= 1024:  # remembered: a trace repeats its strings (each model call re-sends
+        return _remembered(text)  # the conversation); short ones only, to bound the memory
+    return _resolves_to_str(text)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _remembered(text: str) -> bool:
+    return _resolves_to_str(text)
+
+
+def _resolves_to_str(text: str) -> bool:
+    """is_plain_safe's answer from the readers' resolvers."""
+    readers = _readers()
     return all(
         str(resolver.resolve(node, text, (True, False))) == STR
         for resolver, node in readers.resolvers

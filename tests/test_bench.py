@@ -13,7 +13,16 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-FIGURES = {"validate", "pre-commit", "redaction", "affected", "check", "add", "memory"}
+FIGURES = {
+    "validate",
+    "pre-commit",
+    "redaction",
+    "affected",
+    "check",
+    "add",
+    "add (large)",
+    "memory",
+}
 
 
 def test_the_bench_command_measures_every_figure_on_a_tiny_corpus(tmp_path: Path) -> None:

@@ -56,6 +56,8 @@ class RawHit(NamedTuple):
 
 Found = tuple[tuple[Path, str, str], ...]
 """The hits of one string, each as (path below the string, detector, value)."""
+Asked = tuple[str, Detector]
+"""A value a rewriting walk asked its rewrite for, and the detector that found it."""
 
 
 @dataclass
@@ -94,6 +96,10 @@ class Walk:
         self.hits: list[RawHit] = []
         self._secret = secret_names(drop_keys)
         self._memo = memo.found if memo is not None and rewrite is None else None
+        # a rewriting walk remembers, per (text, depth), what it wrote, the hits and the
+        # rewrites asked (asked again on a repeat, so a rewrite's own count stays true)
+        self._rewritten: dict[tuple[str, int], tuple[str, Found, tuple[Asked, ...]]] = {}
+        self._asked: list[Asked] = []
         # the same few key names recur in every event
         self._secret_seen: dict[str, bool] = memo.secret if memo is not None else {}
         self._matcher = matcher or default_matcher()
@@ -114,6 +120,8 @@ class Walk:
         """A string leaf: JSON inside, URLs with queries, then plain text."""
         if len(text) < MIN_LENGTH:
             return text
+        if self.rewrite is not None:
+            return self._rewritten_string(text, path, depth)
         if self._memo is None:
             return self._string(text, path, depth)
         known = self._memo.get((text, depth))
@@ -126,6 +134,27 @@ class Walk:
         elif known:
             self.hits.extend(RawHit((*path, *below), name, raw) for below, name, raw in known)
         return text
+
+    def _rewritten_string(self, text: str, path: Path, depth: int) -> str:
+        known = self._rewritten.get((text, depth))
+        if known is None:
+            hits, asked = len(self.hits), len(self._asked)
+            new = self.plain(text, path) if depth < 0 else self._string(text, path, depth)
+            cut = len(path)
+            found = tuple((h.path[cut:], h.detector, h.value) for h in self.hits[hits:])
+            known = (new, found, tuple(self._asked[asked:]))
+            self._rewritten[(text, depth)] = known
+            return new
+        new, found, again = known
+        self.hits.extend(RawHit((*path, *below), name, raw) for below, name, raw in found)
+        for value, detector in again:
+            self._ask(value, detector)
+        return new
+
+    def _ask(self, value: str, detector: Detector) -> str:
+        assert self.rewrite is not None
+        self._asked.append((value, detector))
+        return self.rewrite(value, detector)
 
     def _string(self, text: str, path: Path, depth: int) -> str:
         if depth < MAX_DEPTH and text.lstrip()[:1] in ("{", "["):
@@ -158,7 +187,7 @@ class Walk:
             self.hits.append(RawHit((*path, "(url:password)"), URL_PASSWORD, value))
             return MARKER if self.rewrite else raw
         self.hits.append(RawHit(path, detector.name, value))
-        new = self.rewrite(value, detector) if self.rewrite else value
+        new = self._ask(value, detector) if self.rewrite else value
         return raw if new == value else new  # an allowed value keeps its own spelling
 
     def _mapping(self, mapping: dict[Any, Any], path: Path, depth: int) -> dict[Any, Any]:
@@ -181,6 +210,8 @@ class Walk:
         return key
 
     def _text_key(self, key: str, where: Path) -> str:
+        if self.rewrite is not None:
+            return self._rewritten_string(key, where, -1)  # -1: a key, scanned as plain text
         if self._memo is None:
             return self.plain(key, where)
         known = self._memo.get((key, -1))  # -1: a key, scanned as plain text only
