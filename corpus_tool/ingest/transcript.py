@@ -87,6 +87,18 @@ def unique_call(
     return {**call, "id": renamed[original]}
 
 
+def claim_calls(
+    event: dict[str, Any], asked: dict[str | None, Any], renamed: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The tool calls of a model_call event with unique ids (`unique_call`), written back into
+    its response and noted in `asked`."""
+    calls = [unique_call(c, asked, renamed) for c in event["response"].get("tool_calls") or []]
+    if calls:
+        event["response"]["tool_calls"] = calls
+    asked.update({c["id"]: c for c in calls if c.get("id")})
+    return calls
+
+
 def _tool(
     raw: dict[str, Any],
     msg: dict[str, Any],

@@ -31,7 +31,7 @@ from corpus_tool.ingest.body import trace_body
 from corpus_tool.ingest.build import model_event, tool_event
 from corpus_tool.ingest.chat import message, text_of
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.transcript import unique_call
+from corpus_tool.ingest.transcript import claim_calls
 from corpus_tool.ingest.values import iso_from_epoch, obj, opt_id
 from corpus_tool.model.values import ABSENT
 
@@ -92,12 +92,7 @@ def _events(kept: list[dict[str, Any]], model: str | None) -> list[dict[str, Any
     for i, raw in enumerate(kept):
         if raw.get("role") == "assistant":
             event = _model_call(kept[:i], raw, model)
-            calls = [
-                unique_call(c, asked, renamed) for c in event["response"].get("tool_calls") or []
-            ]
-            if calls:
-                event["response"]["tool_calls"] = calls
-            asked.update({c["id"]: c for c in calls if c.get("id")})
+            calls = claim_calls(event, asked, renamed)
             out.append(event)
             command = None if calls else _text_command(raw)
             if command is not None:

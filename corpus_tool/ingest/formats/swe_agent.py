@@ -30,7 +30,7 @@ from corpus_tool.ingest.body import trace_body
 from corpus_tool.ingest.build import model_event, tool_event
 from corpus_tool.ingest.chat import message, text_of
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.transcript import unique_call
+from corpus_tool.ingest.transcript import claim_calls
 from corpus_tool.ingest.values import obj, opt_id, result_value
 from corpus_tool.model.values import ABSENT
 
@@ -109,12 +109,7 @@ def _events(
             step = steps[step_no] if step_no < len(steps) else {}
             step_no += 1
             event = _model_call(history[:i], raw, step, model)
-            calls = [
-                unique_call(c, asked, renamed) for c in event["response"].get("tool_calls") or []
-            ]
-            if calls:
-                event["response"]["tool_calls"] = calls
-            asked.update({c["id"]: c for c in calls if c.get("id")})
+            calls = claim_calls(event, asked, renamed)
             out.append(event)
             if not calls and raw.get("action"):
                 out.append(_action(raw, history[i + 1 :], step))
