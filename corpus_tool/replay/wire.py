@@ -74,6 +74,7 @@ class WorkerSetup:
     stack: Path  # where the worker's stack is dumped when the parent asks (SIGUSR1)
     namespaces: bool = True  # False: skip them (tests of the fallback where they do exist)
     hidden: tuple[Path, ...] = ()  # files the agent must not read (the redaction key file)
+    seccomp: bool = True  # False: no filter (tests of that path on a machine that has one)
 
 
 # -- frames ------------------------------------------------------------------------------

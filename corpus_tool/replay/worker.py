@@ -142,7 +142,9 @@ def main() -> None:
     scratch = setup.capture.parent
     if setup.namespaces:
         private = (channel.requests, channel.replies)
-        isolation = isolate(Plan(setup.readonly, setup.hidden, scratch, parent, private))
+        isolation = isolate(
+            Plan(setup.readonly, setup.hidden, scratch, parent, private, setup.seccomp)
+        )
     else:
         isolation = Isolation(False, False, "off")
     if not isolation.pid:  # in a PID namespace the relay outside watches the parent
