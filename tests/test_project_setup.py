@@ -56,3 +56,13 @@ def test_contributors_find_the_sample_skips_and_the_fast_lane() -> None:
     config = _pyproject()
     markers = config["tool"]["pytest"]["ini_options"]["markers"]
     assert any(m.startswith("slow:") for m in markers)
+
+
+def test_the_release_tag_the_readme_names_is_the_packaged_version() -> None:
+    """`pip install git+<repo-url>@<tag>` means a release: the tag the README names is the
+    version the package says it is (git tags it `v` + corpus_tool/version.py)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    version = re.search(r'__version__ = "([^"]+)"', (ROOT / "corpus_tool/version.py").read_text())
+    assert version is not None
+    named = re.findall(r"release tag \(such\s+as `(v[\w.]+)`\)", readme)
+    assert named == [f"v{version.group(1)}"], named
