@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from corpus_tool import completeness, ingest
 from corpus_tool.ingest.imported import Imported
@@ -54,3 +56,19 @@ def problems(body: dict[str, Any]) -> list[str]:
 def corpus(corpus_dir: Path) -> Path:
     """An empty corpus made by `corpus init` (the suite's `corpus_dir`, by its short name)."""
     return corpus_dir
+
+
+def json_file(tmp_path: Path, name: str, data: Any) -> Path:
+    """`data` written as `tmp_path/name.json` (an export a test built)."""
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def added_trace(cli: Any, corpus_dir: Path, export: Path, case_id: str) -> dict[str, Any]:
+    """`corpus add EXPORT --id CASE_ID` through the CLI (it must succeed): the trace.yaml."""
+    result = cli("-C", corpus_dir, "add", export, "--id", case_id)
+    assert result.code == 0, result.err
+    text = (corpus_dir / f"cases/{case_id}/trace.yaml").read_text(encoding="utf-8")
+    loaded: dict[str, Any] = yaml.safe_load(text)
+    return loaded

@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from tests.conftest import Cli
+from tests.ingest.conftest import added_trace, json_file
 
 TRACE = "096fc09a30ab90d2431778f9ee2b3936"
 SCOPE = {"name": "openinference.instrumentation.beeai", "version": "0.1.33", "attributes": {}}
@@ -209,18 +210,10 @@ def _tool_events(event: str) -> list[dict[str, Any]]:
     ]
 
 
-def _case(corpus_dir: Path, cli: Cli, tmp_path: Path, export: Any, case_id: str) -> Any:
-    path = tmp_path / f"{case_id}.json"
-    path.write_text(json.dumps(export), encoding="utf-8")
-    result = cli("-C", corpus_dir, "add", path, "--id", case_id)
-    assert result.code == 0, result.err
-    return yaml.safe_load((corpus_dir / f"cases/{case_id}/trace.yaml").read_text("utf-8"))
-
-
 def test_beeai_events_become_its_model_calls_and_tool_runs(
     corpus_dir: Path, cli: Cli, tmp_path: Path
 ) -> None:
-    trace = _case(corpus_dir, cli, tmp_path, EXPORT, "beeai")
+    trace = added_trace(cli, corpus_dir, json_file(tmp_path, "beeai", EXPORT), "beeai")
     models = [e for e in trace["events"] if e["type"] == "model_call"]
     tools = [e for e in trace["events"] if e["type"] == "tool_call"]
     starts = [o for o in OBSERVATIONS if _target(o) == "backend.openai.chat.start"]

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.conftest import Cli
-from tests.ingest.conftest import REPO
+from tests.ingest.conftest import REPO, added_trace
 
 pytest.importorskip("mlflow", reason="needs mlflow-tracing (or mlflow) to write the trace")
 
@@ -40,19 +39,11 @@ def _spans(trace: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     ]
 
 
-def _case(corpus_dir: Path, cli: Cli, export: Path, case_id: str) -> dict[str, Any]:
-    result = cli("-C", corpus_dir, "add", export, "--id", case_id)
-    assert result.code == 0, result.err
-    text = (corpus_dir / f"cases/{case_id}/trace.yaml").read_text(encoding="utf-8")
-    loaded: dict[str, Any] = yaml.safe_load(text)
-    return loaded
-
-
 def test_mlflow_trace_imports_its_model_calls_and_tools(
     corpus_dir: Path, cli: Cli, mlflow_trace: Path
 ) -> None:
     source = json.loads(mlflow_trace.read_text(encoding="utf-8"))
-    trace = _case(corpus_dir, cli, mlflow_trace, "mlflow")
+    trace = added_trace(cli, corpus_dir, mlflow_trace, "mlflow")
     assert trace["source"]["format"] == "mlflow"
     models = [e for e in trace["events"] if e["type"] == "model_call"]
     tools = [e for e in trace["events"] if e["type"] == "tool_call"]

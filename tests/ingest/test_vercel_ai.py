@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from tests.conftest import Cli
+from tests.ingest.conftest import added_trace, json_file
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 SYSTEM = {"role": "system", "content": "You are a support agent. Use the tools you are given."}
@@ -89,18 +90,10 @@ SPANS = [
 ]  # fmt: skip
 
 
-def _case(corpus_dir: Path, cli: Cli, spans: list[Any], tmp_path: Path, case_id: str) -> Any:
-    export = tmp_path / f"{case_id}.json"
-    export.write_text(json.dumps(spans), encoding="utf-8")
-    result = cli("-C", corpus_dir, "add", export, "--id", case_id)
-    assert result.code == 0, result.err
-    return yaml.safe_load((corpus_dir / f"cases/{case_id}/trace.yaml").read_text("utf-8"))
-
-
 def test_ai_sdk_spans_import_model_calls_and_tool_calls(
     corpus_dir: Path, cli: Cli, tmp_path: Path
 ) -> None:
-    trace = _case(corpus_dir, cli, SPANS, tmp_path, "vercel")
+    trace = added_trace(cli, corpus_dir, json_file(tmp_path, "vercel", SPANS), "vercel")
     assert trace["source"]["format"] == "vercel-ai"
     models = [e for e in trace["events"] if e["type"] == "model_call"]
     tools = [e for e in trace["events"] if e["type"] == "tool_call"]
@@ -139,7 +132,7 @@ def test_ai_sdk_failed_tool_span_is_the_tool_error(
     failed["events"] = [
         {"name": "exception", "time": [1788788012, 990000000], "attributes": raised}
     ]
-    trace = _case(corpus_dir, cli, spans, tmp_path, "vercel-error")
+    trace = added_trace(cli, corpus_dir, json_file(tmp_path, "vercel-error", spans), "vercel-error")
     (tool,) = [e for e in trace["events"] if e["type"] == "tool_call"]
     assert tool["error"] == {"type": "TimeoutError", "message": "order service timed out"}
     assert "result" not in tool
