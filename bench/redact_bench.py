@@ -32,7 +32,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from corpus_tool.files import dump_yaml, read_yaml
+from corpus_tool.io.files import dump_yaml, read_yaml
 from corpus_tool.redact import scan
 from corpus_tool.testing.planted import GENERATORS, decoys
 

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from corpus_tool import escapes
-from corpus_tool.corpus import CONFIG_NAME, Corpus, find_root, locate, open_corpus
 from corpus_tool.errors import CorpusError
+from corpus_tool.io import escapes
+from corpus_tool.store.corpus import CONFIG_NAME, Corpus, find_root, locate, open_corpus
 
 if TYPE_CHECKING:
-    from corpus_tool.gate.waivers import Book
-    from corpus_tool.replay.pool import Pool
+    from corpus_tool.replay.workers.pool import Pool
+    from corpus_tool.waivers.book import Book
 
 _POOL = pytest.StashKey["Pool"]()
 _CORPUS = pytest.StashKey[Corpus]()
@@ -111,7 +111,7 @@ def _corpus(config: pytest.Config, root: Path) -> Corpus:
 
 def _book(config: pytest.Config, corpus: Corpus) -> Book:
     """The corpus's waivers, read once per pytest process like the corpus."""
-    from corpus_tool.gate.waivers import read_book
+    from corpus_tool.waivers.book import read_book
 
     book = config.stash.get(_BOOK, None)
     if book is None:
@@ -125,8 +125,8 @@ def _pool(config: pytest.Config, corpus: Corpus) -> Pool:
     Under xdist each pytest worker runs its own items through its own replay worker, so no
     case runs twice and the agent is imported once per process.
     """
-    from corpus_tool.replay.launch import launch_for
-    from corpus_tool.replay.pool import Pool
+    from corpus_tool.replay.workers.launch import launch_for
+    from corpus_tool.replay.workers.pool import Pool
 
     pool = config.stash.get(_POOL, None)
     if pool is None:
@@ -169,7 +169,7 @@ def _marker_name(prefix: str, value: str) -> str:
 
 
 def _mark(item: pytest.Item, expected_path: Path) -> None:
-    from corpus_tool import files
+    from corpus_tool.io import files
 
     try:
         expected = files.read_yaml(expected_path)
@@ -194,10 +194,10 @@ class CaseItem(pytest.Item):
     """One case: replay and grade it like `corpus replay CASE`, in this process's worker."""
 
     def runtest(self) -> None:
-        from corpus_tool.gate.waivers import waive
         from corpus_tool.grade import grade_checks
         from corpus_tool.replay import results
         from corpus_tool.replay.suite import RunOptions, run_cases
+        from corpus_tool.waivers.book import waive
 
         corpus = _corpus(self.config, self.path.parent)
         options = RunOptions((self.name,), self.config.getoption("corpus_mode", default=None))

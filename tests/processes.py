@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpus_tool.faults import ENV as KILL_ENV
-from corpus_tool.faults import KILLED
+from corpus_tool.store.faults import ENV as KILL_ENV
+from corpus_tool.store.faults import KILLED
 
 __all__ = ["KILLED", "Ran", "run", "run_together"]
 

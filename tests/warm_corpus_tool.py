@@ -12,7 +12,7 @@ from pathlib import Path
 
 from corpus_tool.cli import main
 from corpus_tool.commands.add import AddOptions, add
-from corpus_tool.corpus import open_corpus
+from corpus_tool.store.corpus import open_corpus
 
 _INCIDENT = Path(__file__).resolve().parents[1] / "examples" / "incidents" / "refund-success.json"
 

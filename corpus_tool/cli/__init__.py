@@ -18,7 +18,7 @@ from corpus_tool.cli.checking import AGENT_HELP
 from corpus_tool.cli.gating import GATE_HELP
 from corpus_tool.cli.options import EPILOG, Command, Parser
 from corpus_tool.errors import CorpusError
-from corpus_tool.escapes import Escaping, line
+from corpus_tool.io.escapes import Escaping, line
 from corpus_tool.version import __version__
 
 ORDER = (

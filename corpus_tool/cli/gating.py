@@ -85,7 +85,7 @@ def _args_gate(parser: argparse.ArgumentParser) -> None:
 
 def _cmd_waivers(args: argparse.Namespace) -> int:
     from corpus_tool.commands.waivers import WaiversOptions, waivers
-    from corpus_tool.gate.drafting import Draft
+    from corpus_tool.waivers.drafting import Draft
 
     draft = None
     if args.action == "new":

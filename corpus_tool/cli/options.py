@@ -36,7 +36,7 @@ def output_option(parser: argparse.ArgumentParser) -> None:
 
 def corpus_of(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The corpus the command runs on: -C DIR, else found from the current directory."""
-    from corpus_tool.corpus import open_corpus
+    from corpus_tool.store.corpus import open_corpus
 
     return open_corpus(args.directory, Path.cwd())
 
@@ -53,8 +53,8 @@ def cache_option(parser: argparse.ArgumentParser) -> None:
 
 def replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """What `replay` and `check` were asked, as the replay run takes it."""
+    from corpus_tool.check.run import ReplayOptions
     from corpus_tool.replay.suite import RunOptions
-    from corpus_tool.replay_run import ReplayOptions
 
     run = RunOptions(
         tuple(getattr(args, "cases", ())),

@@ -170,7 +170,7 @@ def _args_mv(parser: argparse.ArgumentParser) -> None:
 
 def _cmd_keygen(args: argparse.Namespace) -> int:
     from corpus_tool.commands.keygen import keygen, show_id
-    from corpus_tool.corpus import find_root
+    from corpus_tool.store.corpus import find_root
 
     if args.show_id:
         return show_id(corpus_of(args), os.environ, sys.stdout, sys.stderr)
@@ -215,9 +215,9 @@ def _args_forget(parser: argparse.ArgumentParser) -> None:
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
-    from corpus_tool import migrations
     from corpus_tool.commands.migrate import migrate
-    from corpus_tool.corpus import Corpus, locate
+    from corpus_tool.io import migrations
+    from corpus_tool.store.corpus import Corpus, locate
 
     # corpus.yaml itself may be the file to upgrade: find the corpus without reading it
     corpus = Corpus(locate(args.directory, Path.cwd()))

@@ -11,14 +11,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import completeness, files, ingest, recovery, redact, schema, staging
-from corpus_tool.assemble import assemble, derive_case_id, slice_body
-from corpus_tool.corpus import Corpus, check_case_id
+from corpus_tool import ingest, redact
+from corpus_tool.author.assemble import assemble, derive_case_id, slice_body
+from corpus_tool.author.draft import draft
 from corpus_tool.errors import IncompleteError, InputError, UsageError
-from corpus_tool.expectations import draft
-from corpus_tool.faults import NO_STEPS, Steps
 from corpus_tool.grade import grade_checks
 from corpus_tool.ingest.imported import Imported
+from corpus_tool.io import files, schema
 from corpus_tool.minimize.case import Asked, shrink_case
 from corpus_tool.minimize.pooled import workers
 from corpus_tool.minimize.report import summary as shrink_summary
@@ -27,6 +26,10 @@ from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace
 from corpus_tool.redact.guard import redaction_allow_list
 from corpus_tool.redact.rotation import check_key
+from corpus_tool.store import recovery, staging
+from corpus_tool.store.corpus import Corpus, check_case_id
+from corpus_tool.store.faults import NO_STEPS, Steps
+from corpus_tool.validate import completeness
 
 
 @dataclass(frozen=True)

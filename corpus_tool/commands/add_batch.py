@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import escapes, files, ingest, redact
+from corpus_tool import ingest, redact
 from corpus_tool.commands.add import (
     AddOptions,
     Planned,
@@ -29,9 +29,10 @@ from corpus_tool.commands.add import (
     report,
     write_planned,
 )
-from corpus_tool.corpus import Corpus
 from corpus_tool.errors import CorpusError, InputError, UsageError
-from corpus_tool.faults import Steps
+from corpus_tool.io import escapes, files
+from corpus_tool.store.corpus import Corpus
+from corpus_tool.store.faults import Steps
 
 
 @dataclass(frozen=True)

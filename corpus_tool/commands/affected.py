@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool.corpus import locate
 from corpus_tool.errors import UsageError
 from corpus_tool.select.cache import FactCache
 from corpus_tool.select.changed import Sides, resolve_sides, select_changed
@@ -17,6 +16,7 @@ from corpus_tool.select.layout import Layout
 from corpus_tool.select.output import REPORTERS, Report
 from corpus_tool.select.selection import Selection
 from corpus_tool.select.shard import Shard, ShardSpec, balance
+from corpus_tool.store.corpus import locate
 
 ALL_SHARDS_FORMATS = ("json", "github-matrix")
 TIERS = ("fast", "full", "archive")

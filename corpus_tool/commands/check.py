@@ -9,14 +9,14 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import recovery
-from corpus_tool.corpus import Corpus
-from corpus_tool.findings import Finding, sort_findings
-from corpus_tool.gate.waivers import read_book
+from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
+from corpus_tool.model.findings import Finding, sort_findings
 from corpus_tool.replay.cases import LoadedCase, load_case
 from corpus_tool.replay.suite import select
-from corpus_tool.replay_run import ReplayOptions, execute, exit_code, finish
-from corpus_tool.validation_run import Caches, ValidationRun, pending_forget, relative_to
+from corpus_tool.store import recovery
+from corpus_tool.store.corpus import Corpus
+from corpus_tool.validate.run import Caches, ValidationRun, pending_forget, relative_to
+from corpus_tool.waivers.book import read_book
 
 
 def check(

@@ -8,16 +8,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import escapes, files
-from corpus_tool.compare.data import pair_data, suite_data
-from corpus_tool.compare.judge import JudgeRequest, judge_named, opinion
-from corpus_tool.compare.pair import PairDiff, compare
-from corpus_tool.compare.runs import Ask, compare_suites
-from corpus_tool.compare.sides import Run, Side, Suite, load_side
-from corpus_tool.compare.text import pair_lines, pair_markdown, suite_lines, suite_markdown
-from corpus_tool.compare.verdict import with_judge
-from corpus_tool.corpus import Corpus
+from corpus_tool.diff.data import pair_data, suite_data
+from corpus_tool.diff.inputs import Run, Side, Suite, load_side
+from corpus_tool.diff.judge import JudgeRequest, judge_named, opinion
+from corpus_tool.diff.pair import PairDiff, compare
+from corpus_tool.diff.suites import Ask, compare_suites
+from corpus_tool.diff.text import pair_lines, pair_markdown, suite_lines, suite_markdown
+from corpus_tool.diff.verdict import with_judge
 from corpus_tool.errors import CorpusError, InputError
+from corpus_tool.io import escapes, files
+from corpus_tool.store.corpus import Corpus
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from corpus_tool.errors import UsageError
-from corpus_tool.files import json_text
+from corpus_tool.io.files import json_text
 from corpus_tool.model.check_guide import BY_NAME, GUIDES, REPLAY_GUIDES, Guide, of_key
 
 

@@ -19,10 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import erasure, files, recovery, redact
-from corpus_tool.corpus import Corpus
+from corpus_tool import redact
 from corpus_tool.errors import InputError, UsageError
-from corpus_tool.faults import Steps
+from corpus_tool.io import files
+from corpus_tool.store import erasure, recovery
+from corpus_tool.store.corpus import Corpus
+from corpus_tool.store.faults import Steps
 
 
 @dataclass(frozen=True)

@@ -8,16 +8,16 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import escapes, files
-from corpus_tool.corpus import locate
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.gate import markdown, report
 from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.policy import Decision, judge
 from corpus_tool.gate.revisions import Revisions, compare_revisions
+from corpus_tool.io import escapes, files
 from corpus_tool.replay import results
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.suite import RunOptions
+from corpus_tool.store.corpus import locate
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 

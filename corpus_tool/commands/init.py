@@ -8,9 +8,9 @@ from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import files
-from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS
 from corpus_tool.errors import UsageError
+from corpus_tool.io import files
+from corpus_tool.store.corpus import CASES, CONFIG_NAME, WAIVERS
 
 PRE_COMMIT = ".pre-commit-config.yaml"
 HOOK_ID = "corpus-validate"

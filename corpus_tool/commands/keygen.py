@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TextIO
 
 from corpus_tool import redact
-from corpus_tool.corpus import Corpus
 from corpus_tool.redact.rotation import configured_key_id, recorded_key_id
+from corpus_tool.store.corpus import Corpus
 
 
 def keygen(output: Path | None, corpus_root: Path | None, out: TextIO, err: TextIO) -> int:

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import files, schema, staging
-from corpus_tool.corpus import Corpus, refuse_outside_links
 from corpus_tool.errors import CorpusError, InputError
-from corpus_tool.migrations import Steps, upgrade_text
+from corpus_tool.io import files, schema
+from corpus_tool.io.migrations import Steps, upgrade_text
+from corpus_tool.store import staging
+from corpus_tool.store.corpus import Corpus, refuse_outside_links
 
 
 @dataclass(frozen=True)

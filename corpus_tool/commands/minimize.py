@@ -10,11 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import escapes, files, recovery, schema, staging
-from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
-from corpus_tool.faults import Steps
 from corpus_tool.grade import grade_checks
+from corpus_tool.io import escapes, files, schema
 from corpus_tool.minimize.case import Asked, shrink_case
 from corpus_tool.minimize.pooled import workers
 from corpus_tool.minimize.report import summary, text_lines
@@ -22,6 +20,9 @@ from corpus_tool.minimize.stale import stale
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay.cases import load_case
 from corpus_tool.replay.suite import RunOptions, select
+from corpus_tool.store import recovery, staging
+from corpus_tool.store.corpus import Corpus
+from corpus_tool.store.faults import Steps
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import files, recovery, staging
-from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import CorpusError, UsageError
+from corpus_tool.io import files
+from corpus_tool.store import recovery, staging
+from corpus_tool.store.corpus import Corpus, check_case_id
 
 CASE_FILES = ("trace.yaml", "expected.yaml")
 

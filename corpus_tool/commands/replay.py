@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import date
 from typing import TextIO
 
-from corpus_tool.corpus import Corpus
-from corpus_tool.gate.waivers import read_book
+from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
 from corpus_tool.replay.suite import select
-from corpus_tool.replay_run import ReplayOptions, execute, exit_code, finish
+from corpus_tool.store.corpus import Corpus
+from corpus_tool.waivers.book import read_book
 
 
 def replay(corpus: Corpus, options: ReplayOptions, out: TextIO, today: date) -> int:

@@ -6,11 +6,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import escapes, files
-from corpus_tool.corpus import Corpus
 from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.status import SOON_DAYS, Status, status
-from corpus_tool.gate.waivers import read_book
+from corpus_tool.io import escapes, files
+from corpus_tool.store.corpus import Corpus
+from corpus_tool.waivers.book import read_book
 
 
 def show_status(corpus: Corpus, results: Path | None, output: str, today: date, out: TextIO) -> int:

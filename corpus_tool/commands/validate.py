@@ -3,7 +3,7 @@
 PATHs are files (as pre-commit passes them) or directories, whose corpus files are all checked:
 a corpus directory, its cases/ or waivers/, one case, or a directory holding corpora. `--staged`
 checks what the git index holds for each corpus the staged change touches, deletions included
-(index.py); it is what the pre-commit hook runs.
+(validate/staged.py); it is what the pre-commit hook runs.
 """
 
 from __future__ import annotations
@@ -17,11 +17,20 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool import index, recovery, staging, validation
-from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS, Corpus, find_root, load_config, locate
 from corpus_tool.errors import InputError, UsageError
-from corpus_tool.findings import REPORTERS, Finding, sort_findings
-from corpus_tool.validation_run import Caches, ValidationRun, pending_forget, relative_to
+from corpus_tool.model.findings import REPORTERS, Finding, sort_findings
+from corpus_tool.store import recovery, staging
+from corpus_tool.store.corpus import (
+    CASES,
+    CONFIG_NAME,
+    WAIVERS,
+    Corpus,
+    find_root,
+    load_config,
+    locate,
+)
+from corpus_tool.validate import rules, staged
+from corpus_tool.validate.run import Caches, ValidationRun, pending_forget, relative_to
 
 
 @dataclass
@@ -74,7 +83,7 @@ def validate(
 @contextlib.contextmanager
 def _chosen(
     root: Path | None, paths: list[Path], cwd: Path, staged: bool
-) -> Iterator[tuple[list[Targets], validation.Show]]:
+) -> Iterator[tuple[list[Targets], rules.Show]]:
     """The targets of one run, and how findings show paths; --staged works in a scratch copy."""
     show = relative_to(cwd)
     if not staged:
@@ -92,7 +101,7 @@ def everything(corpus: Corpus) -> Targets:
 def _check(
     target: Targets,
     today: date,
-    show: validation.Show,
+    show: rules.Show,
     environ: Mapping[str, str],
     caches: Caches,
 ) -> list[Finding]:
@@ -129,10 +138,10 @@ def _whole(root: Path | None, cwd: Path) -> Targets:
 
 
 def _staged(
-    root: Path | None, cwd: Path, scratch: Path, show: validation.Show
-) -> tuple[list[Targets], validation.Show]:
+    root: Path | None, cwd: Path, scratch: Path, show: rules.Show
+) -> tuple[list[Targets], rules.Show]:
     """One target per corpus the staged change touches, in its copy out of the index."""
-    repository = index.Index(cwd if root is None else root)
+    repository = staged.Index(cwd if root is None else root)
     top = repository.root
 
     def shown(path: Path) -> str:  # a scratch path, shown as the repository path it stands for
@@ -141,7 +150,7 @@ def _staged(
         except ValueError:
             return show(path)
 
-    copies, found = index.copies(repository, root, scratch, shown)
+    copies, found = staged.copies(repository, root, scratch, shown)
     targets = [
         Targets(
             _open(copy.root),

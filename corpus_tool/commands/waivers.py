@@ -9,13 +9,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool import escapes, files, recovery
-from corpus_tool.corpus import Corpus
-from corpus_tool.faults import Steps
 from corpus_tool.gate.documents import read_results
-from corpus_tool.gate.drafting import Draft, create, document
-from corpus_tool.gate.waivers import ACTIVE, EXPIRED, Book, read_book, unused, unused_in, waive
+from corpus_tool.io import escapes, files
 from corpus_tool.model.waiver import Waiver
+from corpus_tool.store import recovery
+from corpus_tool.store.corpus import Corpus
+from corpus_tool.store.faults import Steps
+from corpus_tool.waivers.book import ACTIVE, EXPIRED, Book, read_book, unused, unused_in, waive
+from corpus_tool.waivers.drafting import Draft, create, document
 
 
 @dataclass(frozen=True)

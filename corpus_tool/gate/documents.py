@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files, schema
 from corpus_tool.errors import InputError
+from corpus_tool.io import files, schema
 
 
 def read_results(path: Path) -> dict[str, Any]:

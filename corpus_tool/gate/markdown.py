@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from corpus_tool import escapes
 from corpus_tool.gate.policy import Decision, Row
 from corpus_tool.gate.report import (
     Sides,
@@ -15,6 +14,7 @@ from corpus_tool.gate.report import (
     rate_lines,
     silenced_line,
 )
+from corpus_tool.io import escapes
 from corpus_tool.model.waiver import Waiver
 
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from corpus_tool.gate.waivers import Book, Broken, book_from_entries, excusing, unused_in
 from corpus_tool.model.waiver import Waiver
+from corpus_tool.waivers.book import Book, Broken, book_from_entries, excusing, unused_in
 
 FAILING = ("failed", "error")
 COUNTED = ("passed", "failed", "error", "waived")

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 from xml.etree import ElementTree
 
-from corpus_tool import escapes
-from corpus_tool.escapes import lines as shown_lines
 from corpus_tool.gate.policy import Cover, Decision, Rate, Row
+from corpus_tool.io import escapes
+from corpus_tool.io.escapes import lines as shown_lines
 from corpus_tool.model.waiver import Waiver
 from corpus_tool.version import __version__
 

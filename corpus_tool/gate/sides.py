@@ -9,13 +9,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from corpus_tool.corpus import CONFIG_NAME, Corpus, load_config
 from corpus_tool.errors import CorpusError, InputError
-from corpus_tool.gate.waivers import read_book, waive
 from corpus_tool.grade import grade_checks
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.results import document
 from corpus_tool.replay.suite import RunOptions, run
+from corpus_tool.store.corpus import CONFIG_NAME, Corpus, load_config
+from corpus_tool.waivers.book import read_book, waive
 
 Say = Callable[[CaseResult], None]
 

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from corpus_tool import files
-from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
-from corpus_tool.gate.waivers import Book, unused_in
+from corpus_tool.io import files
 from corpus_tool.model.waiver import Waiver
+from corpus_tool.store.corpus import Corpus
+from corpus_tool.waivers.book import Book, unused_in
 
 SOON_DAYS = 14
 """Waivers expiring within this many days are listed."""

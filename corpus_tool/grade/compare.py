@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from corpus_tool.grade.view import show
-from corpus_tool.model.diff import FieldDiff, field_diff
+from corpus_tool.model.field_diff import FieldDiff, field_diff
 from corpus_tool.model.values import ABSENT
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from corpus_tool import schema
 from corpus_tool.errors import InputError
+from corpus_tool.io import schema
 from corpus_tool.model import check_guide
 from corpus_tool.model.events import Event, event_from_doc
 from corpus_tool.model.expected import Expect

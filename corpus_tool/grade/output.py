@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 
 from corpus_tool.errors import CorpusError
-from corpus_tool.files import canonical_json
 from corpus_tool.grade.registry import Check, TableGrader, always
 from corpus_tool.grade.result import failed, passed, verdict
 from corpus_tool.grade.scorers import LEXICAL, Scorer, scorer_name
 from corpus_tool.grade.view import RunView, show
+from corpus_tool.io.files import canonical_json
 from corpus_tool.model.checks import CheckResult
 from corpus_tool.model.expected import SimilarExpect
 

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from corpus_tool.corpus import LEXICAL_SCORER, registered_scorers, unregistered_scorer
 from corpus_tool.errors import UsageError
+from corpus_tool.store.corpus import LEXICAL_SCORER, registered_scorers, unregistered_scorer
 
 LEXICAL = LEXICAL_SCORER
 

@@ -10,9 +10,9 @@ from corpus_tool.grade.result import verdict
 from corpus_tool.grade.view import RunView, show
 from corpus_tool.model.checks import CheckResult
 from corpus_tool.model.cut import DIVERGED, CutShort
-from corpus_tool.model.diff import FieldDiff
 from corpus_tool.model.events import ToolCallEvent
 from corpus_tool.model.expected import ArgsExpect
+from corpus_tool.model.field_diff import FieldDiff
 
 _SHOWN_DIFFS = 5
 

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from corpus_tool.files import canonical_json
 from corpus_tool.grade.scorers import Scorer, Scorers
+from corpus_tool.io.files import canonical_json
 from corpus_tool.model.events import ErrorEvent, Event, ToolCallEvent
 from corpus_tool.model.trace import Terminal, Trajectory
 

@@ -14,10 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files
 from corpus_tool.errors import InputError
 from corpus_tool.ingest.imported import Imported, Importer, ReadsBytes
 from corpus_tool.ingest.pairing import pair
+from corpus_tool.io import files
 
 
 def read_incident(path: Path) -> bytes:

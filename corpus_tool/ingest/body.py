@@ -11,10 +11,10 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from corpus_tool.files import canonical_json
 from corpus_tool.ingest.build import plain
 from corpus_tool.ingest.chat import text_of
 from corpus_tool.ingest.linking import link_ids
+from corpus_tool.io.files import canonical_json
 from corpus_tool.model.values import ABSENT
 
 

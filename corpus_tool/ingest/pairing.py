@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.files import canonical_json
 from corpus_tool.ingest.body import with_seq
+from corpus_tool.io.files import canonical_json
 
 Request = tuple[int, dict[str, Any]]
 """(index of the model_call in the event list, the requested call)."""

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from corpus_tool.corpus import Corpus
 from corpus_tool.minimize.oracle import Symptoms, Trigger, default_trigger, parse_until
 from corpus_tool.minimize.pooled import pooled_oracle
 from corpus_tool.minimize.shrink import DEFAULT_MAX_REPLAYS, Progress, Shrunk, shrink
 from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay.cases import GradeRun, trace_request
-from corpus_tool.replay.pool import Pool
+from corpus_tool.replay.workers.pool import Pool
+from corpus_tool.store.corpus import Corpus
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,15 @@ import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from corpus_tool.corpus import Corpus
 from corpus_tool.minimize.oracle import Oracle, Symptoms
 from corpus_tool.model.events import error_types
 from corpus_tool.model.trace import Trace
-from corpus_tool.replay import wire
 from corpus_tool.replay.cases import CaseResult, GradeRun, LoadedCase, Ran, judge_case
-from corpus_tool.replay.launch import launch_for
-from corpus_tool.replay.pool import Job, Pool
 from corpus_tool.replay.suite import ran_of, started
+from corpus_tool.replay.workers import wire
+from corpus_tool.replay.workers.launch import launch_for
+from corpus_tool.replay.workers.pool import Job, Pool
+from corpus_tool.store.corpus import Corpus
 
 
 @contextmanager

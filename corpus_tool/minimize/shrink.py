@@ -12,13 +12,13 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from corpus_tool import completeness
 from corpus_tool.errors import AgentFailed, UsageError
 from corpus_tool.minimize.ddmin import Exhausted, ddmin
 from corpus_tool.minimize.oracle import Oracle, Symptoms, Trigger, reproduces
 from corpus_tool.minimize.units import Unit, units
 from corpus_tool.model.events import HandoffEvent, SideEffectEvent, StateChangeEvent
 from corpus_tool.model.trace import Minimized, Trace
+from corpus_tool.validate import completeness
 
 DEFAULT_MAX_REPLAYS = 500
 CAUSED = (StateChangeEvent, SideEffectEvent, HandoffEvent)

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from corpus_tool.yaml_build import Span
+from corpus_tool.io.yaml_build import Span
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAYBE_COMMENT = re.compile(r"(?:^|[ \t])#", re.MULTILINE)

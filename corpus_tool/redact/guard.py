@@ -15,10 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from corpus_tool import files, schema, yaml_lines
-from corpus_tool.corpus import CONFIG_NAME
 from corpus_tool.errors import CorpusError
-from corpus_tool.findings import Finding
+from corpus_tool.io import files, schema, yaml_lines
+from corpus_tool.io.yaml_build import Span
+from corpus_tool.model.findings import Finding
 from corpus_tool.redact.allowlist import AllowList, fingerprint
 from corpus_tool.redact.comments import yaml_comments
 from corpus_tool.redact.keys import RedactionKey, key_env, load_key
@@ -29,7 +29,7 @@ from corpus_tool.redact.rotation import (
     trace_key_id,
 )
 from corpus_tool.redact.scanner import Memo, RawHit, Walk
-from corpus_tool.yaml_build import Span
+from corpus_tool.store.corpus import CONFIG_NAME
 
 Show = Callable[[Path], str]
 MEMO_ENTRIES = 20_000

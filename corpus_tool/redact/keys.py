@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files
 from corpus_tool.errors import CorpusError, InputError
+from corpus_tool.io import files
 
 DEFAULT_KEY_ENV = "CORPUS_REDACTION_KEY"
 KEY_PREFIX = "crk1_"

@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from corpus_tool import files
-from corpus_tool.corpus import Corpus
 from corpus_tool.errors import CorpusError
+from corpus_tool.io import files
 from corpus_tool.redact.keys import RedactionKey
+from corpus_tool.store.corpus import Corpus
 
 SHOW_ID = "`corpus keygen --show-id` prints the id of the key you have set"
 

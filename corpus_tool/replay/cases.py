@@ -8,9 +8,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from corpus_tool import files, schema
-from corpus_tool.corpus import Corpus
 from corpus_tool.errors import InputError
+from corpus_tool.io import files, schema
 from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, NOT_REACHED, CheckResult
 from corpus_tool.model.cut import CutShort
 from corpus_tool.model.expected import Expect, Expected
@@ -20,7 +19,8 @@ from corpus_tool.replay.divergence import Divergence
 from corpus_tool.replay.engine import CaseSpec, Replay, cut_short
 from corpus_tool.replay.matching import ignored_fields
 from corpus_tool.replay.requests import SHARED, RequestNote
-from corpus_tool.replay.wire import CaseRequest
+from corpus_tool.replay.workers.wire import CaseRequest
+from corpus_tool.store.corpus import Corpus
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped", "waived")
 """`waived`: failed, every failing check excused by an active waiver (`corpus_tool.gate`)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from corpus_tool.model.diff import FieldDiff
+from corpus_tool.model.field_diff import FieldDiff
 
 KINDS = (
     "ModelRequest",

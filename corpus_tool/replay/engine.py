@@ -20,16 +20,16 @@ from corpus_tool.model.trace import Terminal, Trace, Trajectory
 from corpus_tool.model.values import parse_time
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.lenient import LenientSource
-from corpus_tool.replay.loader import Agent
 from corpus_tool.replay.matching import RecordedCall
-from corpus_tool.replay.network import NetworkBlocked, no_network
 from corpus_tool.replay.plain import plain
 from corpus_tool.replay.recording import Recording, Script
 from corpus_tool.replay.requests import SHARED, RequestNote
 from corpus_tool.replay.runtime import MAX_EVENTS, EventLimit, FrozenClock, Runtime
 from corpus_tool.replay.sequence import sequence_diff
-from corpus_tool.replay.stdio import agent_stdout, described
 from corpus_tool.replay.strict import StrictSource
+from corpus_tool.replay.workers.loader import Agent
+from corpus_tool.replay.workers.network import NetworkBlocked, no_network
+from corpus_tool.replay.workers.stdio import agent_stdout, described
 
 STATUSES = ("succeeded", "submitted", "rejected", "needs_human", "failed", "unknown", "step_limit")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus_tool.model.diff import same
 from corpus_tool.model.events import ModelRequest
+from corpus_tool.model.field_diff import same
 from corpus_tool.replay.matching import nearest_tool
 from corpus_tool.replay.runtime import ModelAnswer, ToolAnswer
 from corpus_tool.replay.sources import Source, tool_divergence

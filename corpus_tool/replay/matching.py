@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from corpus_tool.model.diff import FieldDiff, field_diff
 from corpus_tool.model.events import ModelCallEvent, ModelRequest, ToolCallEvent
+from corpus_tool.model.field_diff import FieldDiff, field_diff
 
 # Request fields that change on every call without changing what the model is asked;
 # corpus.yaml `replay.ignore_request_fields` adds to them.

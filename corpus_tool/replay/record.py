@@ -14,12 +14,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files
 from corpus_tool.errors import UsageError
+from corpus_tool.io import files
 from corpus_tool.model.events import ModelRequest
 from corpus_tool.model.values import ErrorInfo, ModelResponse
 from corpus_tool.replay.engine import run_agent
-from corpus_tool.replay.loader import Agent
 from corpus_tool.replay.native_out import RecordMeta, incident
 from corpus_tool.replay.runtime import (
     Clock,
@@ -30,6 +29,7 @@ from corpus_tool.replay.runtime import (
     ToolAnswer,
     ToolError,
 )
+from corpus_tool.replay.workers.loader import Agent
 
 ModelFn = Callable[..., ModelResponse]
 """The model callable record mode wraps: `model(messages, *, tools=..., model=..., temperature=...,

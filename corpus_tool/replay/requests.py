@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from corpus_tool.model.diff import FieldDiff
 from corpus_tool.model.events import ModelCallEvent, ModelRequest
+from corpus_tool.model.field_diff import FieldDiff
 from corpus_tool.replay.matching import diff, request_doc
 
 SHARED, ALL_FIELDS = "shared", "all"

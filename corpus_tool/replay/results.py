@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from corpus_tool import escapes, files
-from corpus_tool.corpus import Corpus
+from corpus_tool.io import escapes, files
 from corpus_tool.model.checks import NOT_REACHED
-from corpus_tool.model.diff import FieldDiff
+from corpus_tool.model.field_diff import FieldDiff
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.model.values import ABSENT
 from corpus_tool.replay.cases import VERDICTS, CaseResult
+from corpus_tool.store.corpus import Corpus
 from corpus_tool.version import __version__
 
 RESULTS_VERSION = 1

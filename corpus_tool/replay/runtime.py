@@ -14,8 +14,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol, TypeVar
 
 from corpus_tool.model.cut import DIVERGED
-from corpus_tool.model.diff import same
 from corpus_tool.model.events import Event, ModelCallEvent, ModelRequest, ToolCallEvent
+from corpus_tool.model.field_diff import same
 from corpus_tool.model.values import ABSENT, ErrorInfo, JSONValue, ModelResponse, ToolCall
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.emitted import EMITTABLE, emitted

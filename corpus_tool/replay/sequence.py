@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Iterable
 from typing import Any
 
-from corpus_tool.files import canonical_json
+from corpus_tool.io.files import canonical_json
 from corpus_tool.model.cut import DIVERGED
 from corpus_tool.model.events import (
     ErrorEvent,

@@ -11,9 +11,9 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from corpus_tool.files import canonical_json
-from corpus_tool.model.diff import FieldDiff, same
+from corpus_tool.io.files import canonical_json
 from corpus_tool.model.events import ModelCallEvent, ModelRequest, ToolCallEvent
+from corpus_tool.model.field_diff import FieldDiff, same
 from corpus_tool.model.values import ABSENT, ModelResponse, ToolCall
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.matching import RecordedCall, candidate_summary, diff, nearest_tool

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from corpus_tool.model.diff import FieldDiff, same
 from corpus_tool.model.events import ModelCallEvent, ModelRequest, ToolCallEvent
+from corpus_tool.model.field_diff import FieldDiff, same
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.matching import candidate_summary
 from corpus_tool.replay.requests import compare, field_name, fix, nearest_model

@@ -15,9 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpus_tool.corpus import Corpus, check_case_id
 from corpus_tool.errors import CorpusError, InputError, UsageError
-from corpus_tool.replay import wire
 from corpus_tool.replay.cases import (
     CaseResult,
     GradeRun,
@@ -30,8 +28,10 @@ from corpus_tool.replay.cases import (
     skip_reason,
     skipped,
 )
-from corpus_tool.replay.launch import launch_for
-from corpus_tool.replay.pool import Job, Outcome, Pool, StartError
+from corpus_tool.replay.workers import wire
+from corpus_tool.replay.workers.launch import launch_for
+from corpus_tool.replay.workers.pool import Job, Outcome, Pool, StartError
+from corpus_tool.store.corpus import Corpus, check_case_id
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from corpus_tool import files
 from corpus_tool.errors import BusyError, CorpusError
+from corpus_tool.io import files
 from corpus_tool.select.facts import ExpectedFacts, TraceFacts, expected_facts, trace_facts
 
 FORMAT = 1

@@ -8,15 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files, schema
-from corpus_tool.corpus import load_config
 from corpus_tool.errors import InputError
+from corpus_tool.io import files, schema
 from corpus_tool.select.cache import FactCache
 from corpus_tool.select.facts import ExpectedFacts, TraceFacts
 from corpus_tool.select.git import INDEX, WORKTREE, Repository, Snapshot
 from corpus_tool.select.layout import Layout
 from corpus_tool.select.rules import Impact
 from corpus_tool.select.selection import BlobReader, CaseIndex, Selection, select
+from corpus_tool.store.corpus import load_config
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from corpus_tool import files
 from corpus_tool.errors import InputError
+from corpus_tool.io import files
 from corpus_tool.select.scan import Unsure, scan_trace
 
 

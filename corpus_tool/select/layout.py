@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from corpus_tool.corpus import CASES, CONFIG_NAME, WAIVERS, is_case_id
+from corpus_tool.store.corpus import CASES, CONFIG_NAME, WAIVERS, is_case_id
 
 ROOT_SCHEMAS = "schemas/"
 """corpus-tool's own schemas at the top of a repository (this project, or a vendored copy)."""

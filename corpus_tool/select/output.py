@@ -11,7 +11,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
-from corpus_tool import escapes, files
+from corpus_tool.io import escapes, files
 from corpus_tool.select.selection import Removed, Selection
 from corpus_tool.select.shard import Shard, ShardSpec
 

@@ -33,7 +33,7 @@ def test_import_corpus_tool_and_its_runtime_loads_no_framework() -> None:
         "import corpus_tool\n"
         "from corpus_tool import ModelResponse, Runtime, ToolCall, ToolError, record\n"
         "import corpus_tool.adapters, corpus_tool.cli, corpus_tool.replay.engine\n"
-        "import corpus_tool.replay.worker, corpus_tool.commands.check"
+        "import corpus_tool.replay.workers.worker, corpus_tool.commands.check"
     )
     assert _loaded_after(code) == []
     assert "agents" in _loaded_after("import corpus_tool.adapters.openai_agents")

@@ -6,9 +6,9 @@ import dataclasses
 
 import yaml
 
-from corpus_tool.compare.entities import entities
-from corpus_tool.compare.pair import compare
-from corpus_tool.compare.verdict import structural, with_judge
+from corpus_tool.diff.entities import entities
+from corpus_tool.diff.pair import compare
+from corpus_tool.diff.verdict import structural, with_judge
 from corpus_tool.model.events import StateChangeEvent, ToolCallEvent
 from corpus_tool.model.trace import Terminal, Trace, Trajectory
 from tests.conftest import EXAMPLES

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from corpus_tool import schema
+from corpus_tool.io import schema
 from tests.conftest import EXAMPLES, Cli
 
 INCIDENTS = sorted((EXAMPLES / "incidents").glob("*.json"))

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus_tool import schema
-from corpus_tool.corpus import is_case_id
+from corpus_tool.io import schema
+from corpus_tool.store.corpus import is_case_id
 from tests.conftest import EXAMPLES, Cli
 
 INCIDENT = EXAMPLES / "incidents" / "inventory-zero-stock.json"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from corpus_tool.completeness import problems
+from corpus_tool.validate.completeness import problems
 
 
 def _body(*events: dict[str, Any], **recorded: Any) -> dict[str, Any]:

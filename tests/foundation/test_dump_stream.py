@@ -11,7 +11,7 @@ import yaml
 
 from bench.corpus import trace_doc
 from bench.long_incident import long_incident
-from corpus_tool import files
+from corpus_tool.io import files
 
 EDGE: list[Any] = [
     *(1.5, 1e20, float("inf"), -float("inf"), float("nan"), -0.0, 3.0, 1e-7, 10**30, -5),

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import escapes
+from corpus_tool.io import escapes
 from tests.conftest import EXAMPLES, Cli, git
 from tests.replay.conftest import copy_corpus, unwaived_corpus
 

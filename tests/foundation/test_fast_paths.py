@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
-from corpus_tool import files, schema, yaml_build
 from corpus_tool.errors import InputError
+from corpus_tool.io import files, schema, yaml_build
 from corpus_tool.redact.comments import yaml_comments
 from tests.conftest import EXAMPLES
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from corpus_tool.errors import InputError
-from corpus_tool.staging import staged_dir
+from corpus_tool.store.staging import staged_dir
 from tests.conftest import EXAMPLES, Cli
 from tests.replay.conftest import copy_corpus
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from ruamel.yaml.comments import CommentedMap
 
-from corpus_tool import migrations
-from corpus_tool.migrations import Step, Steps
+from corpus_tool.io import migrations
+from corpus_tool.io.migrations import Step, Steps
 from tests.conftest import EXAMPLES, Cli
 
 OLD = """\

@@ -177,7 +177,7 @@ def test_mv_of_a_case_removed_while_it_waits_for_the_lock_says_no_case(
     """A `forget` that removes the case between mv's first look and its lock (the interleaving
     a race with forget produces, reached on purpose): mv plans under the lock, so it finds no
     case and says so in one line, instead of an internal error halfway through the copy."""
-    from corpus_tool import staging
+    from corpus_tool.store import staging
 
     taken = staging.locked
 

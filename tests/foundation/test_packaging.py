@@ -20,7 +20,7 @@ def test_wheel_in_fresh_venv_runs_from_another_directory(
     validated = run_in(installed_venv, "corpus", "-C", str(corpus), "validate", cwd=elsewhere)
     assert validated.returncode == 0, validated.stdout + validated.stderr
     assert "no problems" in validated.stdout
-    code = "import corpus_tool.schema as s; print(s.schema_dir())"
+    code = "import corpus_tool.io.schema as s; print(s.schema_dir())"
     where = run_in(installed_venv, "python", "-c", code, cwd=elsewhere)
     assert where.stdout.strip().startswith(str(installed_venv)), (
         "schemas come from the installed wheel"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from corpus_tool import schema
+from corpus_tool.io import schema
 
 KINDS = ["trace", "expected", "waiver", "corpus", "results"]
 

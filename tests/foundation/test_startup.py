@@ -35,7 +35,7 @@ def test_help_loads_no_replay_or_third_party_packages() -> None:
 
 def test_validate_loads_no_replay_grading_git_or_rich() -> None:
     modules = _modules_after("-C", str(EXAMPLES / "corpus"), "validate", cwd=ROOT)
-    assert "corpus_tool.validation" in modules
+    assert "corpus_tool.validate.rules" in modules
     assert _loaded(modules, "corpus_tool.replay", "corpus_tool.grade", "rich", "git") == []
 
 

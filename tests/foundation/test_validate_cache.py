@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus_tool import files, findings_cache
+from corpus_tool.io import files
+from corpus_tool.validate import cache as findings_cache
 from tests import processes
 from tests.conftest import EXAMPLES, TEST_KEY, Cli
 

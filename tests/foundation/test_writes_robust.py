@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpus_tool.locks import exclusive
+from corpus_tool.io.locks import exclusive
 from tests import processes
 from tests.conftest import EXAMPLES, Cli
 

@@ -19,9 +19,9 @@ import pytest
 import yaml
 from ruamel.yaml import YAML
 
-from corpus_tool import files, migrations
-from corpus_tool.corpus import is_case_id
-from corpus_tool.migrations import Step, Steps
+from corpus_tool.io import files, migrations
+from corpus_tool.io.migrations import Step, Steps
+from corpus_tool.store.corpus import is_case_id
 from tests.conftest import EXAMPLES, Cli
 
 BOOLEANS = ["y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE"]

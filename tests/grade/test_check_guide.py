@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from corpus_tool import schema
 from corpus_tool.errors import InputError
 from corpus_tool.grade import CHECK_NAMES, grade
+from corpus_tool.io import schema
 from corpus_tool.model.check_guide import BY_NAME, GUIDES, REPLAY_GUIDES
 from corpus_tool.model.checks import REPLAY_CHECKS
 from tests.conftest import EXAMPLES, ROOT, Cli

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from corpus_tool import schema
 from corpus_tool.errors import InputError
 from corpus_tool.grade import CHECK_NAMES, GRADERS, CheckResult, grade
+from corpus_tool.io import schema
 from tests.grade.grade_trajectories import call, effect, end, model
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "corpus" / "cases"

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from corpus_tool import schema
 from corpus_tool.grade import CHECK_NAMES, grade, lexical_scorer
+from corpus_tool.io import schema
 from tests.grade.grade_trajectories import (
     call,
     effect,

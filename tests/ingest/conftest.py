@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from corpus_tool import completeness, ingest
+from corpus_tool import ingest
 from corpus_tool.ingest.imported import Imported
+from corpus_tool.validate import completeness
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -19,10 +19,11 @@ from typing import Any
 import pytest
 import yaml
 
-from corpus_tool import files, ingest, redact
+from corpus_tool import ingest, redact
 from corpus_tool.cli import main
 from corpus_tool.errors import CorpusError
 from corpus_tool.ingest.formats import openhands_sdk
+from corpus_tool.io import files
 from tests.ingest import openhands_sdk_script as script
 from tests.ingest.conftest import samples_dir
 from tests.ingest.openhands_stream import write_stream

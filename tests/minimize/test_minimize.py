@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from corpus_tool import ModelResponse, ToolCall, files
+from corpus_tool import ModelResponse, ToolCall
+from corpus_tool.io import files
 from corpus_tool.model.trace import Trace
 from tests.conftest import Cli
 from tests.minimize.padded import REVIEWED, corpus_at, padded_case

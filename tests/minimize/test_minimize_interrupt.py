@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpus_tool.faults import KILLED
+from corpus_tool.store.faults import KILLED
 from tests import processes
 from tests.conftest import TEST_KEY, Cli
 from tests.minimize.padded import padded_case

@@ -8,7 +8,7 @@ import itertools
 import pytest
 import yaml
 
-from corpus_tool import completeness, schema
+from corpus_tool.io import schema
 from corpus_tool.minimize.ddmin import ddmin
 from corpus_tool.minimize.oracle import Symptoms, Trigger
 from corpus_tool.minimize.shrink import shrink
@@ -17,6 +17,7 @@ from corpus_tool.minimize.units import units
 from corpus_tool.model.events import RetryEvent, error_types
 from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace
+from corpus_tool.validate import completeness
 from tests.conftest import EXAMPLES
 
 CASES = EXAMPLES / "corpus" / "cases"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corpus_tool.model.diff import FieldDiff, field_diff, same
+from corpus_tool.model.field_diff import FieldDiff, field_diff, same
 from corpus_tool.model.values import ABSENT
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from corpus_tool import files, schema
 from corpus_tool.cli import main
+from corpus_tool.io import files, schema
 from corpus_tool.model.events import (
     EVENT_TYPES,
     ErrorEvent,

@@ -8,7 +8,7 @@ from urllib.parse import quote_plus
 
 import pytest
 
-from corpus_tool.files import dump_yaml
+from corpus_tool.io.files import dump_yaml
 from corpus_tool.redact import RedactionKey, pseudonym, redact, scan
 from corpus_tool.testing.planted import decoys, incident, planted_values, secret_parts
 

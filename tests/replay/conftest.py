@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from corpus_tool.corpus import Corpus, load_config
 from corpus_tool.replay.cases import LoadedCase, load_case
 from corpus_tool.replay.engine import Replay
+from corpus_tool.store.corpus import Corpus, load_config
 from tests.conftest import EXAMPLES, ROOT
 from tests.replaying import replay_case
 

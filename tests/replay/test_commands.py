@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpus_tool.corpus import Corpus
+from corpus_tool.store.corpus import Corpus
 from tests.conftest import Cli
 from tests.replay.conftest import CORPUS, copy_corpus, unwaived_corpus
 
@@ -252,9 +252,9 @@ class _Terminal(io.StringIO):
 
 
 def test_replay_progress_on_a_terminal_keeps_the_verdict_lines(example: Corpus) -> None:
+    from corpus_tool.check.run import ReplayOptions
     from corpus_tool.commands.replay import replay
     from corpus_tool.replay.suite import RunOptions
-    from corpus_tool.replay_run import ReplayOptions
 
     out = _Terminal()
     code = replay(example, ReplayOptions(RunOptions()), out, date.today())
@@ -268,7 +268,7 @@ def test_results_document_fits_its_schema(cli: Cli) -> None:
     # the schema itself (valid 2020-12, every field described): tests/foundation/test_schemas.py
     from jsonschema import Draft202012Validator
 
-    from corpus_tool import schema
+    from corpus_tool.io import schema
 
     document = schema.load_schema("results")
     _, out, _ = cli("-C", str(CORPUS), "check", "--format", "json", "--repeat", "2")
@@ -299,7 +299,7 @@ def test_waiver_may_name_the_replay_checks(cli: Cli, tmp_path: Path) -> None:
 def test_check_parses_each_case_file_once(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     from collections import Counter
 
-    from corpus_tool import files
+    from corpus_tool.io import files
 
     parsed: Counter[str] = Counter()
     real = files.parse_yaml_spans  # parse_yaml too goes through it

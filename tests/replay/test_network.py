@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from corpus_tool.replay.network import NetworkBlocked, no_network
+from corpus_tool.replay.workers.network import NetworkBlocked, no_network
 from tests.replay.conftest import CORPUS, ReplayCase
 
 

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from corpus_tool.corpus import open_corpus
 from corpus_tool.grade import grade_checks
-from corpus_tool.replay import lockdown
-from corpus_tool.replay.launch import launch_for, protected
-from corpus_tool.replay.pool import Pool
 from corpus_tool.replay.suite import RunOptions, run_cases
+from corpus_tool.replay.workers import lockdown
+from corpus_tool.replay.workers.launch import launch_for, protected
+from corpus_tool.replay.workers.pool import Pool
+from corpus_tool.store.corpus import open_corpus
 from tests.conftest import TEST_KEY, git
 from tests.replay.two_cases import FINE, HOSTILE, corpus_check, two_case_corpus
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from corpus_tool.replay import wire
+from corpus_tool.replay.workers import wire
 from tests.replay.conftest import ReplayCase
 
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from corpus_tool.corpus import open_corpus
 from corpus_tool.grade import grade_checks
 from corpus_tool.replay.cases import CaseResult
-from corpus_tool.replay.launch import launch_for
-from corpus_tool.replay.pool import Pool
 from corpus_tool.replay.suite import RunOptions, run_cases
+from corpus_tool.replay.workers.launch import launch_for
+from corpus_tool.replay.workers.pool import Pool
+from corpus_tool.store.corpus import open_corpus
 from tests.conftest import TEST_KEY
 from tests.replay.conftest import CORPUS
 from tests.replay.two_cases import FINE, HANG_GUARD_S, HOSTILE, corpus_check, two_case_corpus

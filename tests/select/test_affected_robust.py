@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus_tool.corpus import CASE_ID
 from corpus_tool.select.cache import FILE_NAME
+from corpus_tool.store.corpus import CASE_ID
 from tests.conftest import ROOT
 from tests.select.affected_repo import GitCorpus, trace_text
 

@@ -57,7 +57,7 @@ IMPORTER = InspectImporter()
 
 
 def _json(raw: bytes, path: Path) -> Any:
-    from corpus_tool import files
+    from corpus_tool.io import files
 
     return files.parse_json(raw, path)
 

@@ -28,13 +28,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from corpus_tool import files
 from corpus_tool.errors import InputError
 from corpus_tool.ingest.body import trace_body
 from corpus_tool.ingest.build import tool_event
 from corpus_tool.ingest.chat import text_of
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.values import obj, result_value
+from corpus_tool.io import files
 from corpus_tool.model.values import ABSENT, parse_time
 
 _TIME = re.compile(r"^\W*(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)")

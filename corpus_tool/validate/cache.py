@@ -1,0 +1,215 @@
+"""The findings of each case, kept between runs of `corpus validate` and `corpus check`.
+
+A case's findings are a function of its two files' bytes, its id and the run's context: the
+tool (version, code, schemas, the libraries whose messages findings quote), corpus.yaml, the
+redaction key's id and the allow-list. An entry is keyed by a SHA-256 of all of that, so an
+unchanged case costs a lookup and anything else is a miss: nothing is ever "invalidated", a
+changed input simply names another entry.
+
+The file lives outside the tracked tree (the git dir of the worktree, like the `affected`
+cache, or $CORPUS_CACHE_DIR) and carries a format version and a SHA-256 of its body. A file
+that fails either check, does not parse, or holds an entry of the wrong shape is ignored and
+rebuilt, never trusted; a file that cannot be written is no error. Every failure means
+"validate again", never "stop".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import importlib.util
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from corpus_tool.errors import CorpusError
+from corpus_tool.io import files, migrations
+from corpus_tool.model.findings import Finding
+from corpus_tool.version import __version__
+
+FORMAT = 1
+"""Bump when entries are read differently: older files are then ignored."""
+FILE_NAME = "validate-findings.json"
+SPARE_ENTRIES = 1000
+"""Entries kept beyond those a run used (other branches, other keys), past twice as many used."""
+LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_rs")
+"""Whose behaviour findings depend on: parse errors, schema messages, the compiled check."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What validation found in one case: findings (paths relative to the corpus root), the
+    kinds of its files that fit their schema (replay takes those without checking again), and
+    the redaction key id its trace records (the whole-corpus key rules count every case)."""
+
+    findings: tuple[Finding, ...]
+    valid: tuple[str, ...]
+    key_id: str | None = None
+
+
+class FindingsCache:
+    """Entries by key, loaded from and saved to one file."""
+
+    def __init__(self, path: Path | None, entries: dict[str, Any]) -> None:
+        self.path = path
+        self._entries = entries
+        self._used: set[str] = set()
+        self.hits = 0
+        self.added = 0
+
+    @classmethod
+    def load(cls, directory: Path | None) -> FindingsCache:
+        """The cache in `directory` (None: in memory only); anything suspect starts empty."""
+        path = directory / FILE_NAME if directory is not None else None
+        entries = _verified_entries(path) if path is not None else None
+        return cls(path, entries or {})
+
+    def get(self, key: str) -> Entry | None:
+        """The entry under `key`, if there is one of the right shape."""
+        self._used.add(key)
+        entry = _decode(self._entries.get(key))
+        self.hits += entry is not None
+        return entry
+
+    def put(self, key: str, entry: Entry) -> None:
+        """Remember an entry (written by save())."""
+        self._used.add(key)
+        self._entries[key] = _encode(entry)
+        self.added += 1
+
+    def save(self) -> None:
+        """Write the file back when this run added anything (removing what saves killed
+        midway left); a failure, or another run saving at the same time, is not an error."""
+        if self.path is None or not (self.added or files.cache_leftovers(self.path)):
+            return
+        if len(self._entries) > 2 * len(self._used) + SPARE_ENTRIES:
+            self._entries = {k: v for k, v in self._entries.items() if k in self._used}
+        text = files.checksummed_text(FORMAT, {"entries": self._entries}) if self.added else None
+        # A read-only .git or a full disk is no reason to fail: the next run validates again.
+        with contextlib.suppress(OSError, CorpusError):
+            files.save_cache(self.path, text)
+
+
+def case_key(context: str, case_id: str, contents: Iterable[bytes]) -> str:
+    """The key of a case's entry: the run's context, the case id, its files' bytes."""
+    digest = hashlib.sha256(f"{context}\0{case_id}".encode())
+    for content in contents:
+        digest.update(b"\0%d\0" % len(content))
+        digest.update(content)
+    return digest.hexdigest()
+
+
+def context_key(config: bytes, guard: str) -> str:
+    """What every finding of a run depends on besides the case: the tool, corpus.yaml, the
+    redaction guard's key id and allow-list (`guard`), the input size limit, the migration
+    steps registered (an old schema_version's finding says whether `corpus migrate` helps)."""
+    steps = [[s.kind, s.version] for s in migrations.REGISTERED.steps]
+    parts = [FORMAT, tool_fingerprint(), _digest_bytes(config), guard, files.input_limit(), steps]
+    return _digest(json.dumps(parts))
+
+
+@functools.cache
+def tool_fingerprint() -> str:
+    """This corpus-tool: its version, the size and time of each of its files (an edited
+    checkout is another tool), and the same of the libraries findings quote (found, not
+    imported: importing jsonschema costs more than a warm run)."""
+    package = Path(__file__).resolve().parents[1]  # corpus_tool/
+    seen = [__version__]
+    for root, dirs, names in os.walk(package):
+        dirs.sort()
+        for name in sorted(names):
+            if name.endswith((".py", ".json")):
+                info = os.stat(os.path.join(root, name))
+                seen.append(f"{os.path.relpath(root, package)}/{name}:{info.st_size}:")
+                seen[-1] += str(info.st_mtime_ns)
+    seen.extend(_library(name) for name in LIBRARIES)
+    return _digest("\n".join(seen))
+
+
+def _library(module: str) -> str:
+    try:
+        spec = importlib.util.find_spec(module)
+        info = os.stat(spec.origin) if spec is not None and spec.origin else None
+    except (ImportError, ValueError, OSError):
+        info = None
+    if info is None:
+        return f"{module} absent"
+    return f"{module} {spec.origin}:{info.st_size}:{info.st_mtime_ns}"  # type: ignore[union-attr]
+
+
+def cache_dir(root: Path, environ: Mapping[str, str]) -> Path | None:
+    """Where the cache of the corpus at `root` lives: $CORPUS_CACHE_DIR, else the git dir of
+    its worktree (untracked by construction), else the user's cache directory."""
+    override = environ.get("CORPUS_CACHE_DIR")
+    if override:
+        return Path(override)
+    git_dir = _git_dir(root)
+    if git_dir is not None:
+        return git_dir / "corpus-tool"
+    home = environ.get("XDG_CACHE_HOME") or environ.get("HOME")
+    if not home:
+        return None
+    base = Path(home) if environ.get("XDG_CACHE_HOME") else Path(home) / ".cache"
+    return base / "corpus-tool" / _digest(str(root))[:16]
+
+
+def _git_dir(root: Path) -> Path | None:
+    """The git dir of the worktree holding `root`: `.git`, or the one a `.git` file names."""
+    for folder in (root, *root.parents):
+        dot_git = folder / ".git"
+        if dot_git.is_dir():
+            return dot_git
+        if dot_git.is_file():  # a linked worktree or a submodule: "gitdir: <path>"
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                text = dot_git.read_text(encoding="utf-8").strip()
+                if text.startswith("gitdir:"):
+                    return (folder / text.removeprefix("gitdir:").strip()).resolve()
+            return None
+    return None
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _digest_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _verified_entries(path: Path) -> dict[str, Any] | None:
+    data = files.read_checksummed(path, FORMAT)
+    entries = data.get("entries") if data is not None else None
+    return entries if isinstance(entries, dict) else None
+
+
+def _encode(entry: Entry) -> Any:
+    rows = [[f.path, f.line, f.json_path, f.rule, f.message] for f in entry.findings]
+    return [rows, list(entry.valid), entry.key_id]
+
+
+def _decode(value: Any) -> Entry | None:
+    """An entry, or None for anything not of the exact shape _encode writes."""
+    if not isinstance(value, list) or len(value) != 3:
+        return None
+    rows, valid, key_id = value
+    if not isinstance(rows, list) or not _strings(valid):
+        return None
+    if key_id is not None and not isinstance(key_id, str):
+        return None
+    findings = []
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 5 and _strings([*row[:1], *row[2:]])):
+            return None
+        line = row[1]
+        if line is not None and (not isinstance(line, int) or isinstance(line, bool)):
+            return None
+        findings.append(Finding(row[0], line, row[2], row[3], row[4]))
+    return Entry(tuple(findings), tuple(valid), key_id)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)

@@ -1,0 +1,291 @@
+"""The staged change as `validate --staged` sees it: what the git index holds, deletions included.
+
+pre-commit hands a hook only files that still exist, so a deleted trace.yaml, a deleted case a
+waiver still names, or a deleted corpus.yaml would pass unseen. `--staged` reads the change from
+the index itself (`git diff --cached` against HEAD) and copies the index's version of each
+touched corpus into a scratch directory: corpus.yaml, every waiver, the touched cases whole, and
+the other cases as empty directories (so a waiver's `case` still finds them). Validation runs on
+that copy; findings name the repository's paths. What is checked is what would be committed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from corpus_tool.errors import CorpusError, UsageError
+from corpus_tool.io import files
+from corpus_tool.model.findings import Finding
+from corpus_tool.store import erasure, staging
+from corpus_tool.store.corpus import CASES, CONFIG_NAME, WAIVERS
+
+EMPTY_TREE_INPUT = b""
+"""`git hash-object -t tree --stdin` of nothing: the tree a first commit is compared with."""
+
+
+@dataclass
+class StagedCorpus:
+    """One corpus the staged change touches, as repository-relative POSIX paths."""
+
+    prefix: str  # "" or "evals/"
+    config: bool = False  # corpus.yaml added or modified
+    cases: set[str] = field(default_factory=set)  # names under cases/ with a changed file
+    waivers: set[str] = field(default_factory=set)  # changed waiver files still staged
+    leftovers: set[str] = field(default_factory=set)  # staged paths an interrupted write left
+
+    @property
+    def config_path(self) -> str:
+        return self.prefix + CONFIG_NAME
+
+
+class Index:
+    """The git repository holding a directory, read through its index."""
+
+    def __init__(self, start: Path) -> None:
+        try:
+            top = self._git(start, "rev-parse", "--show-toplevel").decode().strip()
+        except UsageError:
+            raise UsageError(
+                f"{start}: not inside a git work tree; --staged checks what the git index holds"
+            ) from None
+        self.root = Path(top).resolve()
+
+    def changed(self) -> list[str]:
+        """Every path the staged change adds, modifies or deletes (a rename is both paths)."""
+        base = self._head()
+        raw = self.run("diff", "--cached", "--name-only", "-z", "--no-renames", base, "--")
+        return _split(raw)
+
+    def listed(self, paths: Iterable[str]) -> dict[str, str]:
+        """Index entries (path -> mode) at or under these paths; gitlinks and conflicts left out."""
+        found: dict[str, str] = {}
+        for entry in _split(self.run("ls-files", "-s", "-z", "--", *paths)):
+            meta, _, path = entry.partition("\t")
+            mode, _blob, stage = meta.split()
+            if stage == "0" and not mode.startswith("160"):
+                found[path] = mode
+        return found
+
+    def at_head(self, paths: list[str]) -> set[str]:
+        """Which of these files HEAD holds."""
+        if not paths or not self._has_head:
+            return set()
+        return set(_split(self.run("ls-tree", "-z", "--name-only", "HEAD", "--", *paths)))
+
+    def copy_out(self, paths: list[str], scratch: Path) -> None:
+        """Write the index's version of each path under `scratch` (links stay links)."""
+        if paths:
+            stdin = b"".join(p.encode() + b"\0" for p in paths)
+            self.run("checkout-index", "-z", "--stdin", f"--prefix={scratch}/", stdin=stdin)
+
+    def run(self, *args: str, stdin: bytes | None = None) -> bytes:
+        return self._git(self.root, "--literal-pathspecs", *args, stdin=stdin)
+
+    def _head(self) -> str:
+        if self._has_head:
+            return "HEAD"
+        return (
+            self.run("hash-object", "-t", "tree", "--stdin", stdin=EMPTY_TREE_INPUT)
+            .decode()
+            .strip()
+        )
+
+    @functools.cached_property
+    def _has_head(self) -> bool:
+        """Whether HEAD names a commit (asked once: a run does not commit)."""
+        try:
+            self.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+        except UsageError:
+            return False
+        return True
+
+    @staticmethod
+    def _git(where: Path, *args: str, stdin: bytes | None = None) -> bytes:
+        try:
+            done = subprocess.run(
+                ["git", *args], cwd=where, input=stdin, capture_output=True, check=False
+            )
+        except OSError:
+            raise UsageError("git is not installed or not on PATH") from None
+        if done.returncode != 0:
+            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise UsageError(f"git {args[0]} failed: {message[-1] if message else 'no message'}")
+        return done.stdout
+
+
+def touched(index: Index, changed: list[str], only: str | None = None) -> list[StagedCorpus]:
+    """The corpora the changed paths lie in, nearest corpus.yaml (index or HEAD) first.
+
+    `only` (a repository-relative corpus prefix) keeps that corpus alone, for `-C DIR`.
+    """
+    candidates = {_config_of(d) for p in changed for d in _ancestors(p)}
+    known = set(index.listed(sorted(candidates))) | index.at_head(sorted(candidates))
+    corpora: dict[str, StagedCorpus] = {}
+    for path in changed:
+        prefix = next((d for d in _ancestors(path) if _config_of(d) in known), None)
+        if prefix is None or (only is not None and prefix != only):
+            continue
+        corpus = corpora.setdefault(prefix, StagedCorpus(prefix))
+        _classify(corpus, path[len(prefix) :], path)
+    return [corpora[p] for p in sorted(corpora)]
+
+
+def _classify(corpus: StagedCorpus, rel: str, path: str) -> None:
+    parts = PurePosixPath(rel).parts
+    if rel == CONFIG_NAME:
+        corpus.config = True
+    elif rel in (erasure.JOURNAL, erasure.LOCK) or erasure.is_journal_tmp(rel):
+        corpus.leftovers.add(path)
+    elif len(parts) >= 3 and parts[0] == CASES:
+        if staging.parse(parts[1]) is not None:
+            corpus.leftovers.add(corpus.prefix + f"{CASES}/{parts[1]}")
+        else:
+            corpus.cases.add(parts[1])
+    elif len(parts) == 2 and parts[0] == WAIVERS and staging.parse(parts[1]) is not None:
+        corpus.leftovers.add(path)  # what a killed `waivers new` left beside its waiver
+    elif len(parts) == 2 and parts[0] == WAIVERS and rel.endswith((".yaml", ".yml")):
+        corpus.waivers.add(path)
+
+
+def leftover_finding(path: str, show: str) -> Finding:
+    """A staged leftover of an interrupted write: never to be committed."""
+    message = (
+        "staged, but left by an interrupted `corpus add`, `forget` or `waivers new`; never "
+        "commit it: "
+        f"unstage it (`git rm -r --cached {path}`), and rerun the interrupted command, which "
+        "finishes or undoes it"
+    )
+    return Finding(show, None, "$", "case.interrupted", message)
+
+
+def deleted_config(corpus: StagedCorpus, remaining: int, show: str) -> Finding:
+    """corpus.yaml deleted while cases or waivers stay: nothing would validate them."""
+    message = (
+        f"corpus.yaml is deleted, but the corpus still holds {remaining} staged case and waiver "
+        "files that nothing would check; restore it (`git restore --staged --worktree "
+        f"{corpus.config_path}`), or delete the corpus whole"
+    )
+    return Finding(show, None, "$", "corpus.deleted", message)
+
+
+def _ancestors(path: str) -> list[str]:
+    """The directories holding `path` as prefixes, nearest first ("evals/cases/x/", ..., "")."""
+    parts = PurePosixPath(path).parts[:-1]
+    return [("/".join(parts[:n]) + "/") if n else "" for n in range(len(parts), -1, -1)]
+
+
+def _config_of(prefix: str) -> str:
+    return prefix + CONFIG_NAME
+
+
+def _split(raw: bytes) -> list[str]:
+    return [os.fsdecode(token) for token in raw.split(b"\0") if token]
+
+
+@dataclass(frozen=True)
+class StagedCopy:
+    """One touched corpus copied out of the index, and what of it the change touched."""
+
+    root: Path  # the corpus as the index holds it, under the scratch directory
+    real_root: Path  # the same corpus in the work tree (where its key file is resolved)
+    config: bool
+    cases: frozenset[str]
+    waivers: frozenset[Path]  # under `root`
+    found: tuple[Finding, ...]  # staged leftovers of interrupted writes
+
+
+def copies(
+    index: Index, only: Path | None, scratch: Path, show: Callable[[Path], str]
+) -> tuple[list[StagedCopy], list[Finding]]:
+    """Copy each corpus the staged change touches out of the index; findings no copy can show.
+
+    `only` (a corpus directory, from -C) keeps that corpus alone. A corpus whose corpus.yaml the
+    change deletes is not copied: while cases or waivers stay, that deletion is the finding.
+    """
+    made: list[StagedCopy] = []
+    found: list[Finding] = []
+    for corpus in touched(index, index.changed(), _prefix(index, only)):
+        listing = index.listed(
+            [f"{corpus.prefix}{CASES}/", f"{corpus.prefix}{WAIVERS}/", corpus.config_path]
+        )
+        config = listing.pop(corpus.config_path, None)
+        left = [leftover_finding(p, show(index.root / p)) for p in sorted(corpus.leftovers)]
+        if not config:
+            rest = [p for p in listing if _case_name(corpus, p) or _is_waiver(corpus, p)]
+            if rest:
+                found.append(
+                    deleted_config(corpus, len(rest), show(index.root / corpus.config_path))
+                )
+            found.extend(left)
+            continue
+        made.append(_copy(index, corpus, listing, scratch, left))
+    return made, found
+
+
+def _copy(
+    index: Index,
+    corpus: StagedCorpus,
+    listing: dict[str, str],
+    scratch: Path,
+    left: list[Finding],
+) -> StagedCopy:
+    ids = {name for name in map(lambda p: _case_name(corpus, p), listing) if name}
+    # a changed corpus.yaml can change any case's verdict (a scorer unregistered, another key
+    # id, other request fields): every case is checked then, not only the staged ones
+    present = ids if corpus.config else corpus.cases & ids
+    wanted = [corpus.config_path] + [
+        p for p in listing if _is_waiver(corpus, p) or _case_name(corpus, p) in present
+    ]
+    index.copy_out(sorted(wanted), scratch)
+    root = scratch / corpus.prefix
+    for name in ids:  # every staged case exists, so a waiver naming it finds it
+        (root / CASES / name).mkdir(parents=True, exist_ok=True)
+    (root / WAIVERS).mkdir(exist_ok=True)
+    waivers = {root / p[len(corpus.prefix) :] for p in corpus.waivers if p in listing}
+    vanished = corpus.cases - ids
+    if vanished:  # only a deleted case makes a waiver worth reading here
+        waivers |= {w for w in (root / WAIVERS).iterdir() if _waiver_case(w) in vanished}
+    return StagedCopy(
+        root,
+        index.root / corpus.prefix,
+        corpus.config,
+        frozenset(present),
+        frozenset(waivers),
+        tuple(left),
+    )
+
+
+def _prefix(index: Index, only: Path | None) -> str | None:
+    if only is None:
+        return None
+    try:
+        rel = only.resolve().relative_to(index.root).as_posix()
+    except ValueError:
+        raise UsageError(f"{only}: not inside the git work tree {index.root}") from None
+    return "" if rel == "." else rel + "/"
+
+
+def _case_name(corpus: StagedCorpus, path: str) -> str | None:
+    """The directory under cases/ a staged file lies in (not a leftover of a write)."""
+    parts = PurePosixPath(path[len(corpus.prefix) :]).parts
+    if len(parts) >= 3 and parts[0] == CASES and staging.parse(parts[1]) is None:
+        return parts[1]
+    return None
+
+
+def _is_waiver(corpus: StagedCorpus, path: str) -> bool:
+    parts = PurePosixPath(path[len(corpus.prefix) :]).parts
+    return len(parts) == 2 and parts[0] == WAIVERS and path.endswith((".yaml", ".yml"))
+
+
+def _waiver_case(path: Path) -> str | None:
+    try:
+        data = files.read_yaml(path)
+    except CorpusError:
+        return None
+    case = data.get("case") if isinstance(data, dict) else None
+    return case if isinstance(case, str) else None

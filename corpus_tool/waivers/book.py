@@ -1,0 +1,168 @@
+"""Waivers applied to verdicts: which excuse a failing case, which have expired, which are unused.
+
+The one place a waiver turns a failure into `waived`: `corpus check`, `corpus replay`, the
+pytest plugin and `corpus gate` all come here. A waiver holds only while it is valid (what
+`corpus validate` checks: its form, its id, its case, its check names, `waivers.max_days`) and
+not expired; anything else is listed, never silently applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from corpus_tool.errors import InputError
+from corpus_tool.io import files
+from corpus_tool.model.checks import ALL
+from corpus_tool.model.findings import Finding
+from corpus_tool.model.waiver import CHECK, Waiver
+from corpus_tool.store.corpus import Corpus
+from corpus_tool.validate.rules import check_waiver
+
+if TYPE_CHECKING:  # the replay engine stays unloaded for `status` and `waivers list`
+    from corpus_tool.replay.cases import CaseResult
+
+ACTIVE, EXPIRED, INVALID = "active", "expired", "invalid"
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A waiver file that waives nothing because it is not valid, and why."""
+
+    id: str
+    problem: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "state": INVALID, "problem": self.problem}
+
+
+@dataclass(frozen=True)
+class Book:
+    """The check waivers of a corpus as they stand on one day."""
+
+    active: tuple[Waiver, ...] = ()
+    expired: tuple[Waiver, ...] = ()
+    broken: tuple[Broken, ...] = ()
+
+    def of(self, case: str) -> tuple[Waiver, ...]:
+        """The active waivers of a case."""
+        return tuple(w for w in self.active if w.case == case)
+
+    def entries(self) -> list[dict[str, Any]]:
+        """Every waiver with its state, sorted by id: what a results document records."""
+        found = [{**w.as_dict(), "state": ACTIVE} for w in self.active]
+        found += [{**w.as_dict(), "state": EXPIRED} for w in self.expired]
+        found += [b.as_dict() for b in self.broken]
+        return sorted(found, key=lambda entry: str(entry["id"]))
+
+
+def read_book(corpus: Corpus, today: date) -> Book:
+    """Every check waiver of the corpus, sorted into active, expired and broken."""
+    active: list[Waiver] = []
+    expired: list[Waiver] = []
+    broken: list[Broken] = []
+    for path in corpus.waiver_paths():
+        found = _read(corpus, path, today)
+        if isinstance(found, Broken):
+            broken.append(found)
+        elif found is not None:
+            (active if found.active(today) else expired).append(found)
+    return Book(tuple(active), tuple(expired), tuple(broken))
+
+
+def _read(corpus: Corpus, path: Path, today: date) -> Waiver | Broken | None:
+    """The waiver in a file; None for a redaction waiver (the allow-list's business)."""
+    problems = [f for f in check_waiver(corpus, path, today, _name) if f.rule != "waiver.expired"]
+    if problems:
+        return Broken(path.stem, _said(problems[0]))
+    try:
+        doc = files.parse_yaml(files.read_bytes(path, within=corpus.root), path)
+    except InputError as err:  # changed since it was checked a moment ago
+        return Broken(path.stem, err.message)
+    waiver = Waiver.from_doc(doc)
+    return waiver if waiver.kind == CHECK else None
+
+
+def _name(path: Path) -> str:
+    return path.name
+
+
+def _said(finding: Finding) -> str:
+    where = f"{finding.path}:{finding.line}" if finding.line else finding.path
+    return f"{where}: {finding.message}"
+
+
+def book_from_entries(entries: Iterable[Mapping[str, Any]], today: date) -> Book:
+    """The waivers a results document recorded, judged again for `today`."""
+    active: list[Waiver] = []
+    expired: list[Waiver] = []
+    broken: list[Broken] = []
+    for entry in entries:
+        if entry.get("state") == INVALID:
+            broken.append(Broken(str(entry["id"]), str(entry.get("problem") or "invalid")))
+            continue
+        waiver = Waiver.from_doc(entry)
+        (active if waiver.active(today) else expired).append(waiver)
+    return Book(tuple(active), tuple(expired), tuple(broken))
+
+
+def excusing(failing: Sequence[str], waivers: Sequence[Waiver]) -> tuple[bool, tuple[Waiver, ...]]:
+    """Whether the waivers together name every failing check, and those naming one of them."""
+    naming = tuple(w for w in waivers if any(w.names(c) for c in failing))
+    covered = bool(failing) and all(any(w.names(c) for w in naming) for c in failing)
+    return covered, naming
+
+
+def waive(result: CaseResult, book: Book) -> CaseResult:
+    """The result with the book applied: a failure its active waivers cover becomes `waived`.
+
+    An error is never waived (a case that could not run proves nothing), nor is a
+    known_unknown case ever counted to begin with.
+    """
+    if result.verdict != "failed":
+        return result
+    covered, naming = excusing(result.failed_checks, book.of(result.case))
+    if not naming:
+        return result
+    return replace(result, verdict="waived" if covered else "failed", waivers=naming)
+
+
+def is_unused(
+    waiver: Waiver, verdict: str, failed: Sequence[str], not_reached: Sequence[str]
+) -> bool:
+    """Whether a run shows the waiver excuses nothing: every check it names passed."""
+    if verdict not in ("passed", "failed", "waived"):
+        return False  # not run, an error, known_unknown: nothing is known
+    if ALL in waiver.checks:
+        return not failed and not not_reached
+    return not any(waiver.names(c) for c in (*failed, *not_reached))
+
+
+def unused(book: Book, results: Iterable[CaseResult]) -> list[Waiver]:
+    """Active waivers whose checks all passed in these results (cases not run say nothing)."""
+    ran = {r.case: r for r in results}
+    return [
+        w
+        for w in book.active
+        if w.case in ran
+        and is_unused(w, ran[w.case].verdict, ran[w.case].failed_checks, ran[w.case].not_reached)
+    ]
+
+
+def unused_in(book: Book, cases: Iterable[Mapping[str, Any]]) -> list[Waiver]:
+    """Active waivers whose checks all passed in the cases of a results document."""
+    by_id = {str(c["case"]): c for c in cases}
+    found = []
+    for waiver in book.active:
+        case = by_id.get(str(waiver.case))
+        if case is None:
+            continue
+        verdict = "failed" if case["verdict"] == "waived" else str(case["verdict"])
+        failed = [str(c) for c in case.get("failed_checks") or ()]
+        reached = [str(c) for c in case.get("not_reached") or ()]
+        if is_unused(waiver, verdict, failed, reached):
+            found.append(waiver)
+    return found
