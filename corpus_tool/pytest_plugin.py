@@ -196,7 +196,7 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         from corpus_tool.grade import grade_checks
         from corpus_tool.replay import results
-        from corpus_tool.replay.suite import RunOptions, run_cases
+        from corpus_tool.replay.runner import RunOptions, run_cases
         from corpus_tool.waivers.book import waive
 
         corpus = _corpus(self.config, self.path.parent)

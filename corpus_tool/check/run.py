@@ -17,14 +17,14 @@ from typing import Any, TextIO
 
 from corpus_tool.diff.inputs import replayed
 from corpus_tool.diff.pair import compare
-from corpus_tool.diff.text import pair_lines
+from corpus_tool.diff.render_text import pair_lines
 from corpus_tool.diff.verdict import structural
 from corpus_tool.grade import grade_checks
 from corpus_tool.io import escapes, files
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay import results as report
 from corpus_tool.replay.cases import CaseResult, load_case
-from corpus_tool.replay.suite import Load, RunOptions, run_cases
+from corpus_tool.replay.runner import Load, RunOptions, run_cases
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.waivers.book import Book, unused, waive
 

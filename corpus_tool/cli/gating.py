@@ -21,7 +21,7 @@ from corpus_tool.errors import UsageError
 def _cmd_gate(args: argparse.Namespace) -> int:
     from corpus_tool.commands.gate import GateOptions, gate
     from corpus_tool.gate.revisions import Revisions
-    from corpus_tool.replay.suite import RunOptions
+    from corpus_tool.replay.runner import RunOptions
 
     if args.documents and (args.base or args.head or args.all or args.head_results):
         raise UsageError("give two results files or --base REV, not both")

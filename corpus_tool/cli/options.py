@@ -54,7 +54,7 @@ def cache_option(parser: argparse.ArgumentParser) -> None:
 def replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """What `replay` and `check` were asked, as the replay run takes it."""
     from corpus_tool.check.run import ReplayOptions
-    from corpus_tool.replay.suite import RunOptions
+    from corpus_tool.replay.runner import RunOptions
 
     run = RunOptions(
         tuple(getattr(args, "cases", ())),

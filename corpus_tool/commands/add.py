@@ -20,7 +20,7 @@ from corpus_tool.ingest.imported import Imported
 from corpus_tool.io import files, schema
 from corpus_tool.minimize.case import Asked, shrink_case
 from corpus_tool.minimize.pooled import workers
-from corpus_tool.minimize.report import summary as shrink_summary
+from corpus_tool.minimize.render import summary as shrink_summary
 from corpus_tool.minimize.stale import stale
 from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace

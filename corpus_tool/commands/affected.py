@@ -13,7 +13,7 @@ from corpus_tool.select.changed import Sides, resolve_sides, select_changed
 from corpus_tool.select.facts import ExpectedFacts
 from corpus_tool.select.git import INDEX, WORKTREE, Repository
 from corpus_tool.select.layout import Layout
-from corpus_tool.select.output import REPORTERS, Report
+from corpus_tool.select.render import REPORTERS, Report
 from corpus_tool.select.selection import Selection
 from corpus_tool.select.shard import Shard, ShardSpec, balance
 from corpus_tool.store.corpus import locate

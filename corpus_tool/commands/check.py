@@ -12,7 +12,7 @@ from typing import TextIO
 from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
 from corpus_tool.model.findings import Finding, sort_findings
 from corpus_tool.replay.cases import LoadedCase, load_case
-from corpus_tool.replay.suite import select
+from corpus_tool.replay.runner import select
 from corpus_tool.store import recovery
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.validate.run import Caches, ValidationRun, pending_forget, relative_to

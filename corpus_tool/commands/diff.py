@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool.diff.data import pair_data, suite_data
 from corpus_tool.diff.inputs import Run, Side, Suite, load_side
 from corpus_tool.diff.judge import JudgeRequest, judge_named, opinion
 from corpus_tool.diff.pair import PairDiff, compare
+from corpus_tool.diff.render_json import pair_data, suite_data
+from corpus_tool.diff.render_text import pair_lines, pair_markdown, suite_lines, suite_markdown
 from corpus_tool.diff.suites import Ask, compare_suites
-from corpus_tool.diff.text import pair_lines, pair_markdown, suite_lines, suite_markdown
 from corpus_tool.diff.verdict import with_judge
 from corpus_tool.errors import CorpusError, InputError
 from corpus_tool.io import escapes, files

@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import TextIO
 
 from corpus_tool.errors import InputError, UsageError
-from corpus_tool.gate import markdown, report
+from corpus_tool.gate import render, render_markdown
 from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.policy import Decision, judge
 from corpus_tool.gate.revisions import Revisions, compare_revisions
 from corpus_tool.io import escapes, files
 from corpus_tool.replay import results
 from corpus_tool.replay.cases import CaseResult
-from corpus_tool.replay.suite import RunOptions
+from corpus_tool.replay.runner import RunOptions
 from corpus_tool.store.corpus import locate
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -47,20 +47,20 @@ def gate(
     if options.revisions is None:
         base_path, head_path = _two(options.documents)
         base, head = read_results(base_path), read_results(head_path)
-        sides = report.Sides(str(base_path), str(head_path))
+        sides = render.Sides(str(base_path), str(head_path))
         decision = judge(base, head, today)
     else:
         root = locate(directory, cwd)
         compared = compare_revisions(
             root, options.revisions, options.run, today, _tell(err), _say(err)
         )
-        sides = report.Sides(compared.base_label, compared.head_label)
+        sides = render.Sides(compared.base_label, compared.head_label)
         decision = judge(compared.base, compared.head, today, compared.removed)
     _write(decision, sides, options, environ)
     if options.output == "json":
-        out.write(files.json_text(report.json_doc(decision, sides)))
+        out.write(files.json_text(render.json_doc(decision, sides)))
     else:
-        out.write(report.text(decision, sides))
+        out.write(render.text(decision, sides))
     return 1 if decision.blocked else 0
 
 
@@ -71,11 +71,11 @@ def _two(documents: tuple[Path, ...]) -> tuple[Path, Path]:
 
 
 def _write(
-    decision: Decision, sides: report.Sides, options: GateOptions, environ: Mapping[str, str]
+    decision: Decision, sides: render.Sides, options: GateOptions, environ: Mapping[str, str]
 ) -> None:
     if options.junit is not None:
-        files.atomic_write(options.junit, report.junit(decision))
-    text = markdown.markdown(decision, sides)
+        files.atomic_write(options.junit, render.junit(decision))
+    text = render_markdown.markdown(decision, sides)
     if options.markdown is not None:
         files.atomic_write(options.markdown, text)
     summary = environ.get(SUMMARY_ENV)

@@ -15,11 +15,11 @@ from corpus_tool.grade import grade_checks
 from corpus_tool.io import escapes, files, schema
 from corpus_tool.minimize.case import Asked, shrink_case
 from corpus_tool.minimize.pooled import workers
-from corpus_tool.minimize.report import summary, text_lines
+from corpus_tool.minimize.render import summary, text_lines
 from corpus_tool.minimize.stale import stale
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay.cases import load_case
-from corpus_tool.replay.suite import RunOptions, select
+from corpus_tool.replay.runner import RunOptions, select
 from corpus_tool.store import recovery, staging
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.store.faults import Steps

@@ -6,7 +6,7 @@ from datetime import date
 from typing import TextIO
 
 from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
-from corpus_tool.replay.suite import select
+from corpus_tool.replay.runner import select
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.waivers.book import read_book
 

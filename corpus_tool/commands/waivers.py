@@ -86,7 +86,7 @@ def _unused(corpus: Corpus, book: Book, results: Path | None) -> list[Waiver]:
         return []
     # imported here: only this path replays; `waivers list` and `new` stay as quick as `status`
     from corpus_tool.grade import grade_checks
-    from corpus_tool.replay.suite import RunOptions, run
+    from corpus_tool.replay.runner import RunOptions, run
 
     ran = run(corpus, ids, RunOptions(tuple(ids)), grader=grade_checks)
     return unused(book, [waive(r, book) for r in ran])

@@ -4,5 +4,5 @@
 steps align; `align` is the LCS alignment; `entities` finds ids, amounts, dates and emails in
 an output; `pair` computes the diff of two runs, `suites` of two whole results documents;
 `verdict` applies the rules (README, "corpus diff"), with a `judge` never trusted alone;
-`data` and `text` render it.
+`render_json` and `render_text` render it.
 """

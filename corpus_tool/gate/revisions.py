@@ -21,7 +21,7 @@ from corpus_tool.gate import gitdir
 from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.sides import Say, open_side, replay_side
 from corpus_tool.gate.worktree import checkout, held, interruptible, sweep
-from corpus_tool.replay.suite import RunOptions
+from corpus_tool.replay.runner import RunOptions
 from corpus_tool.select.cache import FactCache
 from corpus_tool.select.changed import resolve_sides, select_changed
 from corpus_tool.select.git import WORKTREE, Repository

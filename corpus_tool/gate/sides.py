@@ -13,7 +13,7 @@ from corpus_tool.errors import CorpusError, InputError
 from corpus_tool.grade import grade_checks
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.results import document
-from corpus_tool.replay.suite import RunOptions, run
+from corpus_tool.replay.runner import RunOptions, run
 from corpus_tool.store.corpus import CONFIG_NAME, Corpus, load_config
 from corpus_tool.waivers.book import read_book, waive
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from corpus_tool.grade import (
     egress,
-    errors,
+    error_types,
     idempotency,
     output,
     retries,
@@ -26,7 +26,7 @@ from corpus_tool.grade import (
     terminal,
     tools,
 )
-from corpus_tool.grade.documents import expect_from_doc, trajectory_from_docs
+from corpus_tool.grade.from_files import expect_from_doc, trajectory_from_docs
 from corpus_tool.grade.registry import Grader
 from corpus_tool.grade.scorers import LEXICAL, Scorer, Scorers, lexical_scorer, resolve_scorer
 from corpus_tool.grade.view import view
@@ -39,7 +39,7 @@ GRADERS: Mapping[str, Grader] = MappingProxyType(
     {
         g.key: g
         for g in (
-            errors.GRADER,
+            error_types.GRADER,
             tools.GRADER,
             retries.GRADER,
             egress.GRADER,

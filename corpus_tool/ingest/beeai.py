@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from corpus_tool.ingest.values import loads_maybe, obj
+from corpus_tool.ingest.coerce import loads_maybe, obj
 
 SCOPE = "openinference.instrumentation.beeai"
 _EVENTS = ("start", "new_token", "success", "error", "finish")

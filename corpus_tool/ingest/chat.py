@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus_tool.ingest.values import arguments, error, obj, opt_id, result_value
+from corpus_tool.ingest.coerce import arguments, error, obj, opt_id, result_value
 from corpus_tool.model.values import ABSENT
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from corpus_tool.ingest.attrs import indexed
 from corpus_tool.ingest.chat import message, messages, text_of, tool_call, tool_calls
+from corpus_tool.ingest.coerce import loads_maybe, obj, opt_id, result_value
 from corpus_tool.ingest.spans import Facts, Span
-from corpus_tool.ingest.values import loads_maybe, obj, opt_id, result_value
 from corpus_tool.model.values import ABSENT
 
 MODEL_OPS = {"chat", "generate_content", "text_completion", "completion"}

@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from corpus_tool.ingest.build import tool_event
-from corpus_tool.ingest.values import error_text, result_value
+from corpus_tool.ingest.coerce import error_text, result_value
 
 
 def link_ids(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -11,8 +11,8 @@ from typing import Any
 
 from corpus_tool.ingest.attrs import indexed
 from corpus_tool.ingest.chat import text_of, tool_calls, tool_message_result
+from corpus_tool.ingest.coerce import loads_maybe, result_value
 from corpus_tool.ingest.spans import Facts, Span
-from corpus_tool.ingest.values import loads_maybe, result_value
 from corpus_tool.model.values import ABSENT
 
 _KINDS = {"LLM": "model", "TOOL": "tool", "AGENT": "agent"}

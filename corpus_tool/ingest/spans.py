@@ -15,8 +15,8 @@ from typing import Any, Protocol
 from corpus_tool.ingest.attrs import take
 from corpus_tool.ingest.body import first_user_text, last_answer, terminal_from, trace_body
 from corpus_tool.ingest.build import error_event, model_event, tool_event
+from corpus_tool.ingest.coerce import arguments, error, opt_id
 from corpus_tool.ingest.linking import adopt_requested_arguments, answers_from_requests
-from corpus_tool.ingest.values import arguments, error, opt_id
 from corpus_tool.model.values import ABSENT
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from corpus_tool.ingest.build import model_event, tool_event
 from corpus_tool.ingest.chat import message, text_of
-from corpus_tool.ingest.values import error_text, opt_id, result_value
+from corpus_tool.ingest.coerce import error_text, opt_id, result_value
 
 ModelOf = Callable[[dict[str, Any]], "str | None"]
 ErrorOf = Callable[[dict[str, Any]], "dict[str, str] | None"]

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from corpus_tool.ingest.chat import text_of
+from corpus_tool.ingest.coerce import arguments, loads_maybe, obj, opt_id
 from corpus_tool.ingest.spans import Facts, Span
-from corpus_tool.ingest.values import arguments, loads_maybe, obj, opt_id
 from corpus_tool.model.values import ABSENT
 
 _MODEL_OPS = {

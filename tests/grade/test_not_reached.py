@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from corpus_tool.grade import grade_run
-from corpus_tool.grade.documents import expect_from_doc, trajectory_from_docs
+from corpus_tool.grade.from_files import expect_from_doc, trajectory_from_docs
 from corpus_tool.model.cut import CutShort
 from tests.grade.grade_trajectories import call, effect, error, model, retry
 

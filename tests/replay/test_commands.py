@@ -254,7 +254,7 @@ class _Terminal(io.StringIO):
 def test_replay_progress_on_a_terminal_keeps_the_verdict_lines(example: Corpus) -> None:
     from corpus_tool.check.run import ReplayOptions
     from corpus_tool.commands.replay import replay
-    from corpus_tool.replay.suite import RunOptions
+    from corpus_tool.replay.runner import RunOptions
 
     out = _Terminal()
     code = replay(example, ReplayOptions(RunOptions()), out, date.today())

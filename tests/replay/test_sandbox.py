@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from corpus_tool.grade import grade_checks
-from corpus_tool.replay.suite import RunOptions, run_cases
+from corpus_tool.replay.runner import RunOptions, run_cases
 from corpus_tool.replay.workers import lockdown
 from corpus_tool.replay.workers.launch import launch_for, protected
 from corpus_tool.replay.workers.pool import Pool

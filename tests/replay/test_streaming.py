@@ -10,7 +10,7 @@ import pytest
 
 from corpus_tool.grade import grade_checks
 from corpus_tool.replay.cases import LoadedCase, load_case
-from corpus_tool.replay.suite import RunOptions, run_cases
+from corpus_tool.replay.runner import RunOptions, run_cases
 from corpus_tool.store.corpus import Corpus, load_config
 from tests.conftest import ROOT
 from tests.replay.conftest import copy_corpus

@@ -16,7 +16,7 @@ import pytest
 
 from corpus_tool.grade import grade_checks
 from corpus_tool.replay.cases import CaseResult
-from corpus_tool.replay.suite import RunOptions, run_cases
+from corpus_tool.replay.runner import RunOptions, run_cases
 from corpus_tool.replay.workers.launch import launch_for
 from corpus_tool.replay.workers.pool import Pool
 from corpus_tool.store.corpus import open_corpus

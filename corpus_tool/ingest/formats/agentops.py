@@ -21,10 +21,10 @@ from typing import Any
 
 from corpus_tool.errors import InputError
 from corpus_tool.ingest.attrs import flatten
+from corpus_tool.ingest.coerce import loads_maybe, obj, parse_time_key, result_value
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import CONVENTIONS
 from corpus_tool.ingest.spans import Facts, Run, Span, SpanEvent, ancestors, to_body
-from corpus_tool.ingest.values import loads_maybe, obj, parse_time_key, result_value
 from corpus_tool.model.values import ABSENT
 
 _KIND = "agentops.span.kind"

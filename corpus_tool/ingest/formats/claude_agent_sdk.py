@@ -28,8 +28,8 @@ from corpus_tool.errors import InputError
 from corpus_tool.ingest import json_lines
 from corpus_tool.ingest.body import last_answer, trace_body
 from corpus_tool.ingest.build import model_event, tool_event
+from corpus_tool.ingest.coerce import error, obj, opt_id
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.values import error, obj, opt_id
 
 _TYPES = ("user", "assistant", "system", "result")
 _ENDS = {"success": "succeeded", "error_max_turns": "step_limit"}

@@ -19,8 +19,8 @@ from corpus_tool.ingest import transcript
 from corpus_tool.ingest.body import last_answer, terminal_from, trace_body
 from corpus_tool.ingest.build import error_event, model_event, tool_event
 from corpus_tool.ingest.chat import message, messages, text_of
+from corpus_tool.ingest.coerce import arguments, error, obj, opt_id, result_value
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.values import arguments, error, obj, opt_id, result_value
 
 MAX_ENTRY_BYTES = 64 * 1024 * 1024
 MAX_TOTAL_BYTES = 256 * 1024 * 1024

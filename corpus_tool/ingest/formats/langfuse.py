@@ -16,11 +16,11 @@ from corpus_tool.errors import InputError
 from corpus_tool.ingest import beeai
 from corpus_tool.ingest.attrs import flatten
 from corpus_tool.ingest.chat import messages, responses_output, tool_message_result
+from corpus_tool.ingest.coerce import loads_maybe, obj, parse_time_key, result_value
 from corpus_tool.ingest.genai_attrs import gemini_message, output_messages
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import CONVENTIONS
 from corpus_tool.ingest.spans import Facts, Run, Span, to_body
-from corpus_tool.ingest.values import loads_maybe, obj, parse_time_key, result_value
 from corpus_tool.model.values import ABSENT
 
 _MAPPED = {

@@ -14,8 +14,7 @@ from corpus_tool.errors import InputError
 from corpus_tool.ingest.body import first_user_text, last_answer, terminal_from, trace_body
 from corpus_tool.ingest.build import error_event, model_event, tool_event
 from corpus_tool.ingest.chat import message, messages, text_of, tool_message_result
-from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.values import (
+from corpus_tool.ingest.coerce import (
     arguments,
     error,
     iso_from_epoch,
@@ -24,6 +23,7 @@ from corpus_tool.ingest.values import (
     parse_time_key,
     result_value,
 )
+from corpus_tool.ingest.imported import Imported
 from corpus_tool.model.values import ABSENT
 
 _RUN_TYPES = {"llm", "tool", "chain", "retriever", "prompt", "parser", "embedding"}

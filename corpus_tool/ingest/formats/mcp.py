@@ -32,8 +32,8 @@ from corpus_tool.errors import InputError
 from corpus_tool.ingest.body import trace_body
 from corpus_tool.ingest.build import tool_event
 from corpus_tool.ingest.chat import text_of
+from corpus_tool.ingest.coerce import obj, result_value
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.values import obj, result_value
 from corpus_tool.io import files
 from corpus_tool.model.values import ABSENT, parse_time
 

@@ -30,9 +30,9 @@ from corpus_tool.errors import InputError
 from corpus_tool.ingest.body import trace_body
 from corpus_tool.ingest.build import model_event, tool_event
 from corpus_tool.ingest.chat import message, text_of
+from corpus_tool.ingest.coerce import iso_from_epoch, obj, opt_id
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.transcript import claim_calls
-from corpus_tool.ingest.values import iso_from_epoch, obj, opt_id
 from corpus_tool.model.values import ABSENT
 
 _BASH_BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)

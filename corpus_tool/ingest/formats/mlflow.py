@@ -17,9 +17,9 @@ from typing import Any
 
 from corpus_tool.errors import InputError
 from corpus_tool.ingest.chat import messages, text_of, tool_calls
+from corpus_tool.ingest.coerce import iso_from_ns, obj
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.spans import Facts, Run, Span, SpanEvent, to_body
-from corpus_tool.ingest.values import iso_from_ns, obj
 from corpus_tool.model.values import ABSENT
 
 _KINDS = {"LLM": "model", "CHAT_MODEL": "model", "TOOL": "tool", "AGENT": "agent"}

@@ -17,8 +17,7 @@ from corpus_tool.errors import InputError
 from corpus_tool.ingest.body import first_user_text, terminal_from, trace_body
 from corpus_tool.ingest.build import error_event, handoff_event, model_event, tool_event
 from corpus_tool.ingest.chat import messages, text_of
-from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.values import (
+from corpus_tool.ingest.coerce import (
     arguments,
     error,
     error_type_in,
@@ -26,6 +25,7 @@ from corpus_tool.ingest.values import (
     parse_time_key,
     result_value,
 )
+from corpus_tool.ingest.imported import Imported
 from corpus_tool.model.values import ABSENT
 
 

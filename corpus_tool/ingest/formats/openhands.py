@@ -29,8 +29,8 @@ from corpus_tool.errors import InputError
 from corpus_tool.ingest.body import trace_body
 from corpus_tool.ingest.build import error_event, model_event, tool_event
 from corpus_tool.ingest.chat import text_of, tool_calls
+from corpus_tool.ingest.coerce import obj, opt_id
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.values import obj, opt_id
 from corpus_tool.model.values import ABSENT, parse_time
 
 _ENDING = {"finish": "succeeded", "reject": "rejected"}

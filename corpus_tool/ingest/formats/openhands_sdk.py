@@ -37,8 +37,8 @@ from corpus_tool.errors import InputError
 from corpus_tool.ingest.body import trace_body
 from corpus_tool.ingest.build import error_event, model_event, tool_event
 from corpus_tool.ingest.chat import text_of
+from corpus_tool.ingest.coerce import loads_maybe, obj, opt_id
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.values import loads_maybe, obj, opt_id
 from corpus_tool.io import files
 from corpus_tool.model.values import ABSENT
 

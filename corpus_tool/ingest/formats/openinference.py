@@ -20,10 +20,10 @@ from typing import Any
 from corpus_tool.errors import InputError
 from corpus_tool.ingest import json_lines
 from corpus_tool.ingest.attrs import flatten
+from corpus_tool.ingest.coerce import obj, parse_time_key
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import SpanGroups, runs
 from corpus_tool.ingest.spans import Span, SpanEvent
-from corpus_tool.ingest.values import obj, parse_time_key
 from corpus_tool.io import files
 
 _ERROR = {"ERROR", "STATUS_CODE_ERROR", "StatusCode.ERROR"}

@@ -17,10 +17,10 @@ from typing import Any
 from corpus_tool.errors import InputError
 from corpus_tool.ingest import json_lines
 from corpus_tool.ingest.attrs import key_values
+from corpus_tool.ingest.coerce import iso_from_epoch, iso_from_ns
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import SpanGroups, runs
 from corpus_tool.ingest.spans import Span, SpanEvent
-from corpus_tool.ingest.values import iso_from_epoch, iso_from_ns
 from corpus_tool.io import files
 
 _ERROR_CODES = {2, "2", "STATUS_CODE_ERROR", "ERROR"}

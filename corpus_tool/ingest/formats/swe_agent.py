@@ -29,9 +29,9 @@ from corpus_tool.errors import InputError
 from corpus_tool.ingest.body import trace_body
 from corpus_tool.ingest.build import model_event, tool_event
 from corpus_tool.ingest.chat import message, text_of
+from corpus_tool.ingest.coerce import obj, opt_id, result_value
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.transcript import claim_calls
-from corpus_tool.ingest.values import obj, opt_id, result_value
 from corpus_tool.model.values import ABSENT
 
 _EXITS = {

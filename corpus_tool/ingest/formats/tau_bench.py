@@ -20,8 +20,8 @@ from corpus_tool.ingest import transcript
 from corpus_tool.ingest.body import last_answer, trace_body
 from corpus_tool.ingest.build import error_event
 from corpus_tool.ingest.chat import message, text_of
+from corpus_tool.ingest.coerce import error, obj
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.values import error, obj
 
 _RUN_NAME = re.compile(
     r"^(?P<strategy>tool-calling|act|react|few-shot)-(?P<model>.+?)-(?P<temp>\d+(?:\.\d+)?)_range_"

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
+from corpus_tool.ingest.coerce import iso_from_ns, obj
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.spans import Run, Span, SpanEvent, to_body
-from corpus_tool.ingest.values import iso_from_ns, obj
 from corpus_tool.ingest.vercel_attrs import VercelAI, operation
 
 

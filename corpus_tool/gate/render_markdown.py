@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from corpus_tool.gate.policy import Decision, Row
-from corpus_tool.gate.report import (
+from corpus_tool.gate.render import (
     Sides,
     case_note,
     coverage,
