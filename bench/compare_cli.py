@@ -232,8 +232,13 @@ def outputs(tree: Path, scratch: Path) -> dict[str, str]:
             _git(work, *shlex.split(line))
         else:
             found.update(_run_step(name, line, work, env))
-    for path in sorted(p for p in work.rglob("*") if p.is_file() and ".git" not in p.parts):
-        found[f"repo: {path.relative_to(work)}"] = path.read_text(encoding="utf-8")
+    kept = (
+        p for p in work.rglob("*") if p.is_file() and not {".git", "__pycache__"} & set(p.parts)
+    )
+    for path in sorted(kept):  # bytecode differs by tree: it is no output of the CLI
+        found[f"repo: {path.relative_to(work)}"] = path.read_bytes().decode(
+            "utf-8", "backslashreplace"
+        )
     commits = _git(work, "log", "--format=%H", "--all").split()
     return {k: _blank(v, scratch, commits, k.split(":")[0] in _FRESH) for k, v in found.items()}
 
