@@ -244,10 +244,11 @@ def redaction(bench: Bench) -> list[Row]:
 def _our_scan(corpus: Path, paths: list[Path]) -> tuple[float, float]:
     """Seconds to read, parse and scan the files, and of that the scan (values and comments)."""
     from corpus_tool.io import files
+    from corpus_tool.model.config import RedactionSection
     from corpus_tool.redact.guard import open_guard
     from corpus_tool.validate.rules import Document
 
-    guard = open_guard(corpus, {}, [], {}, datetime.date.today(), str)
+    guard = open_guard(corpus, RedactionSection(), [], {}, datetime.date.today(), str)
     started = time.perf_counter()
     docs = [Document(p, raw := p.read_bytes(), *files.parse_yaml_spans(raw, p)) for p in paths]
     parsed = time.perf_counter()

@@ -83,9 +83,9 @@ def corpus_redactor(corpus: Corpus, environ: Mapping[str, str]) -> redact.Redact
     corpus, one key), `redaction.drop_keys`, and the active redaction waivers, whose values are
     not personal data (a support address in the agent's own prompt) and are kept as they are, so
     an unchanged agent's requests still match the recording."""
-    key = redact.load_key(corpus.config, corpus.root, environ)
+    key = redact.load_key(corpus.config.redaction, corpus.root, environ)
     check_key(key, corpus)
-    drop = corpus.setting("redaction", "drop_keys", default=[]) or []
+    drop = corpus.config.redaction.drop_keys
     allow = redaction_allow_list(corpus.waiver_paths(), key, date.today())
     return redact.Redactor(key, tuple(str(name) for name in drop), allow)
 

@@ -58,7 +58,7 @@ def forget(
     so what it searches is what the corpus holds, then searches and removes with every case
     locked. 1 when some case could not be searched (another key), else 0.
     """
-    key = redact.load_key(corpus.config, corpus.root, environ)
+    key = redact.load_key(corpus.config.redaction, corpus.root, environ)
     wanted = redact.needles(options.value, key)
     if not wanted:
         raise UsageError(

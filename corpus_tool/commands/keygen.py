@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from corpus_tool import redact
-from corpus_tool.redact.rotation import configured_key_id, recorded_key_id
+from corpus_tool.redact.rotation import recorded_key_id
 from corpus_tool.store.corpus import Corpus
 
 
@@ -38,7 +38,7 @@ def keygen(output: Path | None, corpus_root: Path | None, out: TextIO, err: Text
 def show_id(corpus: Corpus, environ: Mapping[str, str], out: TextIO, err: TextIO) -> int:
     """Print the id of the key set now (stdout holds only the id); say whether it is the
     corpus's (0) or not (1)."""
-    key = redact.load_key(corpus.config, corpus.root, environ)
+    key = redact.load_key(corpus.config.redaction, corpus.root, environ)
     out.write(key.key_id + "\n")
     current, where = _corpus_key_id(corpus)
     if current is None:
@@ -50,7 +50,7 @@ def show_id(corpus: Corpus, environ: Mapping[str, str], out: TextIO, err: TextIO
 
 
 def _corpus_key_id(corpus: Corpus) -> tuple[str | None, str]:
-    named = configured_key_id(corpus.config)
+    named = corpus.config.redaction.key_id
     if named is not None:
         return named, "corpus.yaml redaction.key_id"
     recorded = recorded_key_id(corpus)

@@ -169,10 +169,9 @@ def _report(corpus: Corpus, move: Move, output: str, out: TextIO) -> None:
 
 def _rules_naming(corpus: Corpus, old: str, new: str) -> list[str]:
     """impact rules whose `cases:` globs selected the old id and miss the new one."""
-    rules = corpus.setting("impact", "rules", default=[]) or []
     found = []
-    for i, rule in enumerate(rules):
-        globs = [str(g) for g in (rule.get("cases") or [])] if isinstance(rule, dict) else []
+    for i, rule in enumerate(corpus.config.impact.rules):
+        globs = rule.cases
         if any(fnmatch.fnmatchcase(old, g) for g in globs) and not any(
             fnmatch.fnmatchcase(new, g) for g in globs
         ):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from corpus_tool.errors import InputError, UsageError
+from corpus_tool.model.config import Config
 from corpus_tool.model.findings import REPORTERS, Finding, sort_findings
 from corpus_tool.store import recovery, staging
 from corpus_tool.store.corpus import (
@@ -129,7 +130,7 @@ def _open(root: Path) -> Corpus:
     try:
         config = load_config(root)
     except InputError:
-        config = {}
+        config = Config()  # the defaults: validation reports the file itself
     return Corpus(root=root, config=config)
 
 

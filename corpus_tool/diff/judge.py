@@ -38,9 +38,9 @@ class Judge(Protocol):
 @contextmanager
 def judge_named(corpus: Corpus, name: str) -> Iterator[Judge]:
     """The judge registered under `name` in corpus.yaml, imported from the corpus's repository."""
-    registered = corpus.setting("judges", default={}) or {}
+    registered = corpus.config.judges
     spec = registered.get(name)
-    if not isinstance(spec, str):
+    if spec is None:
         known = ", ".join(sorted(registered)) or "none registered"
         raise UsageError(
             f"{corpus.config_path}: no judge named {name!r} ({known}); register it under "

@@ -91,15 +91,15 @@ def drifted(case: str, recorded: Mapping[str, Any], corpus: Corpus) -> list[Drif
     """What a trace's `recorded` block says that corpus.yaml's `agent` no longer does."""
     found: list[Drift] = []
     agent = recorded.get("agent") or {}
-    prompt = corpus.setting("agent", "prompt_version")
+    prompt = corpus.config.agent.prompt_version
     if prompt and agent.get("prompt_version") and agent["prompt_version"] != prompt:
         found.append(Drift(case, "prompt_version", str(agent["prompt_version"]), str(prompt)))
-    models = [str(m) for m in corpus.setting("agent", "models", default=None) or []]
+    models = corpus.config.agent.models
     if models:
         for model in recorded.get("models") or []:
             if str(model) not in models:
                 found.append(Drift(case, "model", str(model), ", ".join(models)))
-    tools = corpus.setting("agent", "tool_schema_hash")
+    tools = corpus.config.agent.tool_schema_hash
     seen = recorded.get("tool_schema_hash")
     if tools and seen and seen != tools:
         found.append(Drift(case, "tool_schema_hash", str(seen), str(tools)))

@@ -31,6 +31,7 @@ from corpus_tool.grade.registry import Grader
 from corpus_tool.grade.scorers import LEXICAL, Scorer, Scorers, lexical_scorer, resolve_scorer
 from corpus_tool.grade.view import view
 from corpus_tool.model.checks import GRADER_CHECKS, CheckResult
+from corpus_tool.model.config import Config
 from corpus_tool.model.expected import Expect
 from corpus_tool.model.trace import Trajectory
 
@@ -80,9 +81,7 @@ def grade(
     return grade_run(expect_from_doc(expect or {}), trajectory, scorer, scorers)
 
 
-def grade_checks(
-    expect: Expect, trajectory: Trajectory, config: Mapping[str, Any]
-) -> tuple[CheckResult, ...]:
+def grade_checks(expect: Expect, trajectory: Trajectory, config: Config) -> tuple[CheckResult, ...]:
     """`grade_run` with the scorers a corpus config registers: what replay is given to grade with.
 
     A scorer is imported only when a case uses it, and only from the config's `scorers`.

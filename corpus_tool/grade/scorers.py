@@ -13,10 +13,10 @@ import importlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 from corpus_tool.errors import UsageError
-from corpus_tool.store.corpus import LEXICAL_SCORER, registered_scorers, unregistered_scorer
+from corpus_tool.model.config import LEXICAL_SCORER, Config, unregistered_scorer
 
 LEXICAL = LEXICAL_SCORER
 
@@ -62,11 +62,9 @@ class Scorers:
     default: str | None = None  # corpus.yaml `replay.scorer`: a name
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> Scorers:
-        """The registry and default of a corpus config (only its string entries count)."""
-        replay = config.get("replay")
-        default = replay.get("scorer") if isinstance(replay, Mapping) else None
-        return cls(registered_scorers(config), default if isinstance(default, str) else None)
+    def from_config(cls, config: Config) -> Scorers:
+        """The registry and default of a corpus config."""
+        return cls(dict(config.scorers), config.replay.scorer)
 
     def resolve(self, name: str | None = None) -> Scorer | None:
         """The scorer called `name` (None: the corpus default, which may be unset).
@@ -78,7 +76,7 @@ class Scorers:
             return None
         if name == LEXICAL:
             return lexical_scorer
-        problem = unregistered_scorer(name, {"scorers": self.registered})
+        problem = unregistered_scorer(name, self.registered)
         if problem is not None:
             raise UsageError(problem)
         return resolve_scorer(self.registered[name])

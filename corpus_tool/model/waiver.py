@@ -15,14 +15,6 @@ from typing import Any
 from corpus_tool.model.checks import ALL
 
 CHECK, REDACTION = "check", "redaction"
-DEFAULT_MAX_DAYS = 90
-"""How far ahead a waiver may expire (and a new one does) when corpus.yaml sets no
-waivers.max_days."""
-
-
-def max_days(setting: object) -> int:
-    """corpus.yaml `waivers.max_days` (schema-checked: an integer of at least 1), else 90."""
-    return DEFAULT_MAX_DAYS if setting is None else int(str(setting))
 
 
 def parse_day(text: object) -> date | None:

@@ -1,6 +1,6 @@
 """Redaction: keyed pseudonyms for personal data and secrets, and the scan that enforces them.
 
-    key = load_key(corpus.config, corpus.root, os.environ)   # CorpusError without one
+    key = load_key(corpus.config.redaction, corpus.root, os.environ)   # CorpusError without one
     clean, replaced = redact(trace, key, drop_keys)          # at `corpus add`
     hits = scan(document, drop_keys)                         # at `corpus validate`
     for line, comment in yaml_comments(text): scan(comment)  # comments the parser drops
@@ -15,18 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from corpus_tool.model.config import DEFAULT_KEY_ENV
 from corpus_tool.redact.allowlist import AllowList, fingerprint
 from corpus_tool.redact.comments import yaml_comments
 from corpus_tool.redact.detectors import DETECTORS, SECRET_KEY, URL_PASSWORD, Detector, by_name
 from corpus_tool.redact.forget import holds, needles
-from corpus_tool.redact.keys import (
-    DEFAULT_KEY_ENV,
-    RedactionKey,
-    key_env,
-    keygen,
-    load_key,
-    write_key_file,
-)
+from corpus_tool.redact.keys import RedactionKey, keygen, load_key, write_key_file
 from corpus_tool.redact.pseudonym import MARKER, Digest
 from corpus_tool.redact.scanner import RawHit, Walk
 
@@ -35,8 +29,8 @@ POLICY = 2
 
 __all__ = [
     "DEFAULT_KEY_ENV", "DETECTORS", "MARKER", "POLICY", "SECRET_KEY", "AllowList", "RawHit",
-    "Redaction", "RedactionKey", "Redactor", "detector_names", "fingerprint", "holds", "key_env",
-    "keygen", "load_key", "needles", "pseudonym", "redact", "scan", "write_key_file",
+    "Redaction", "RedactionKey", "Redactor", "detector_names", "fingerprint", "holds", "keygen",
+    "load_key", "needles", "pseudonym", "redact", "scan", "write_key_file",
     "yaml_comments",
 ]  # fmt: skip
 

@@ -18,16 +18,12 @@ from typing import Any, NamedTuple, Protocol
 from corpus_tool.errors import CorpusError
 from corpus_tool.io import files, schema, yaml_lines
 from corpus_tool.io.yaml_build import Span
+from corpus_tool.model.config import RedactionSection
 from corpus_tool.model.findings import Finding
 from corpus_tool.redact.allowlist import AllowList, fingerprint
 from corpus_tool.redact.comments import yaml_comments
-from corpus_tool.redact.keys import RedactionKey, key_env, load_key
-from corpus_tool.redact.rotation import (
-    configured_key_id,
-    old_key_message,
-    split_message,
-    trace_key_id,
-)
+from corpus_tool.redact.keys import RedactionKey, load_key
+from corpus_tool.redact.rotation import old_key_message, split_message, trace_key_id
 from corpus_tool.redact.scanner import Memo, RawHit, Walk
 from corpus_tool.store.corpus import CONFIG_NAME
 
@@ -148,11 +144,10 @@ class Guard:
 class _Setup:
     """What a guard needs from its corpus: drop keys, key name, waiver locations, problems."""
 
-    def __init__(self, config: Mapping[str, Any], show: Show, config_path: Path):
-        section = config.get("redaction") if isinstance(config.get("redaction"), Mapping) else {}
-        self.drop_keys = [str(k) for k in (section or {}).get("drop_keys") or []]
-        self.env = key_env(config)
-        self.current_key_id = configured_key_id(config)
+    def __init__(self, redaction: RedactionSection, show: Show, config_path: Path):
+        self.drop_keys = list(redaction.drop_keys)
+        self.env = redaction.key_env
+        self.current_key_id = redaction.key_id
         self.config_path = config_path
         self.show = show
         self.problems: list[Finding] = []
@@ -176,15 +171,15 @@ class _Waiver(NamedTuple):
 
 def open_guard(
     root: Path,
-    config: Mapping[str, Any],
+    redaction: RedactionSection,
     waiver_paths: Sequence[Path],
     environ: Mapping[str, str],
     today: datetime.date,
     show: Show,
 ) -> Guard:
     """A guard for the corpus at root: its key if there is one, its redaction waivers."""
-    setup = _Setup(config, show, root / CONFIG_NAME)
-    key = _key(root, config, environ, setup)
+    setup = _Setup(redaction, show, root / CONFIG_NAME)
+    key = _key(root, redaction, environ, setup)
     setup.waivers = _waivers(waiver_paths)
     waivers = [w.data for w in setup.waivers]
     allow = AllowList(waivers, key, today) if key is not None and waivers else None
@@ -192,13 +187,12 @@ def open_guard(
 
 
 def _key(
-    root: Path, config: Mapping[str, Any], environ: Mapping[str, str], setup: _Setup
+    root: Path, redaction: RedactionSection, environ: Mapping[str, str], setup: _Setup
 ) -> RedactionKey | None:
-    section = config.get("redaction") if isinstance(config.get("redaction"), Mapping) else {}
-    if not environ.get(setup.env, "").strip() and not (section or {}).get("key_file"):
+    if not environ.get(setup.env, "").strip() and not redaction.key_file:
         return None  # no key configured: detection works, the allow-list cannot
     try:
-        return load_key(config, root, environ)
+        return load_key(redaction, root, environ)
     except CorpusError as err:
         path = root / CONFIG_NAME
         line = (

@@ -14,12 +14,11 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from corpus_tool.errors import CorpusError, InputError
 from corpus_tool.io import files
+from corpus_tool.model.config import RedactionSection
 
-DEFAULT_KEY_ENV = "CORPUS_REDACTION_KEY"
 KEY_PREFIX = "crk1_"
 """Prefix of generated keys, so a key pasted somewhere is recognisable as one."""
 MIN_KEY_LENGTH = 32
@@ -51,17 +50,12 @@ def keygen() -> str:
     return KEY_PREFIX + secrets.token_urlsafe(32)
 
 
-def key_env(config: Mapping[str, Any]) -> str:
-    """The environment variable that holds the key for this corpus config."""
-    return str(_section(config).get("key_env") or DEFAULT_KEY_ENV)
-
-
 def load_key(
-    config: Mapping[str, Any], corpus_root: Path, environ: Mapping[str, str]
+    redaction: RedactionSection, corpus_root: Path, environ: Mapping[str, str]
 ) -> RedactionKey:
     """The corpus key from the environment, else from the key file; a CorpusError if neither."""
-    env = key_env(config)
-    key_file = key_file_path(config, corpus_root)
+    env = redaction.key_env
+    key_file = key_file_path(redaction, corpus_root)
     if environ.get(env, "").strip():
         return _checked(environ[env].strip(), f"environment variable {env}", env)
     if key_file is not None:
@@ -69,12 +63,12 @@ def load_key(
     raise CorpusError(f"no redaction key: {env} is not set; " + HOW_TO_MAKE.format(env=env))
 
 
-def key_file_path(config: Mapping[str, Any], corpus_root: Path) -> Path | None:
+def key_file_path(redaction: RedactionSection, corpus_root: Path) -> Path | None:
     """The configured key file, resolved; refused if it lies inside the repository."""
-    name = _section(config).get("key_file")
+    name = redaction.key_file
     if not name:
         return None
-    path = Path(os.path.expanduser(str(name)))
+    path = Path(os.path.expanduser(name))
     path = (path if path.is_absolute() else corpus_root / path).resolve()
     refuse_inside_repository(path, corpus_root)
     return path
@@ -132,11 +126,6 @@ def write_key_file(path: Path, corpus_root: Path | None, key: str) -> None:
         ) from None
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(key + "\n")
-
-
-def _section(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    section = config.get("redaction")
-    return section if isinstance(section, Mapping) else {}
 
 
 def _read_key_file(path: Path) -> str:

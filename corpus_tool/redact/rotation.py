@@ -29,13 +29,6 @@ class Recorded(NamedTuple):
     trace: Path
 
 
-def configured_key_id(config: Mapping[str, Any]) -> str | None:
-    """`redaction.key_id` of corpus.yaml: the current key of a rotated corpus, if named."""
-    section = config.get("redaction")
-    value = section.get("key_id") if isinstance(section, Mapping) else None
-    return str(value) if value else None
-
-
 def trace_key_id(data: Any) -> str | None:
     """The key id a parsed trace.yaml records (`redaction.key_id`), if it records one."""
     record = data.get("redaction") if isinstance(data, Mapping) else None
@@ -63,7 +56,7 @@ def recorded_key_id(corpus: Corpus) -> Recorded | None:
 
 def check_key(key: RedactionKey, corpus: Corpus) -> None:
     """Refuse a key other than the corpus's: a CorpusError naming both key ids."""
-    current = configured_key_id(corpus.config)
+    current = corpus.config.redaction.key_id
     if current is not None:
         if key.key_id != current:
             raise CorpusError(

@@ -11,6 +11,7 @@ from typing import Any
 from corpus_tool.errors import InputError
 from corpus_tool.io import files, schema
 from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, NOT_REACHED, CheckResult
+from corpus_tool.model.config import Config
 from corpus_tool.model.cut import CutShort
 from corpus_tool.model.expected import Expect, Expected
 from corpus_tool.model.trace import Trace, Trajectory
@@ -18,14 +19,14 @@ from corpus_tool.model.waiver import Waiver
 from corpus_tool.replay.divergence import Divergence
 from corpus_tool.replay.engine import CaseSpec, Replay, cut_short
 from corpus_tool.replay.matching import ignored_fields
-from corpus_tool.replay.requests import SHARED, RequestNote
+from corpus_tool.replay.requests import RequestNote
 from corpus_tool.replay.workers.wire import CaseRequest
 from corpus_tool.store.corpus import Corpus
 
 VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped", "waived")
 """`waived`: failed, every failing check excused by an active waiver (`corpus_tool.gate`)."""
 
-GradeRun = Callable[[Expect, Trajectory, Mapping[str, Any]], Sequence[CheckResult]]
+GradeRun = Callable[[Expect, Trajectory, Config], Sequence[CheckResult]]
 """Grades a replayed run: (expect, trajectory, corpus config: where its scorers are registered)
 -> check results (`corpus_tool.grade.grade_checks`); replay itself knows nothing of graders."""
 
@@ -125,7 +126,7 @@ def load_case(
 
 def mode_of(corpus: Corpus, expected: Expected, override: str | None) -> str:
     """--mode, else the case's replay.mode, else the corpus default, else strict."""
-    return str(override or expected.mode or corpus.setting("replay", "mode", default="strict"))
+    return str(override or expected.mode or corpus.config.replay.mode)
 
 
 def skip_reason(expected: Expected) -> str | None:
@@ -150,8 +151,8 @@ def trace_request(
     compare (the case's `request_fields`, else the corpus's). `corpus minimize` sends each
     candidate trace this way, so a candidate is replayed exactly as `check` replays a case."""
     chosen = mode_of(corpus, expected, mode)
-    ignored = ignored_fields(corpus.setting("replay", "ignore_request_fields"))
-    fields = expected.request_fields or corpus.setting("replay", "request_fields", default=SHARED)
+    ignored = ignored_fields(corpus.config.replay.ignore_request_fields)
+    fields = expected.request_fields or corpus.config.replay.request_fields
     return CaseRequest(trace_doc, expected, chosen, ignored, str(fields))
 
 

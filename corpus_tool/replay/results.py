@@ -80,7 +80,7 @@ def document(
         "schema_version": RESULTS_VERSION,
         "tool": {"name": "corpus-tool", "version": __version__},
         "command": command,
-        "corpus": corpus.setting("name", default=corpus.root.name),
+        "corpus": corpus.root.name if corpus.config.name is None else corpus.config.name,
         "summary": summary(results),
         "cases": [case_dict(r) for r in sorted(results, key=lambda r: r.case)],
         "waivers": [dict(w) for w in waivers],
@@ -97,7 +97,7 @@ def write_junit(path: Path, corpus: Corpus, results: Sequence[CaseResult]) -> No
     counts = summary(results)
     suite = ElementTree.Element(
         "testsuite",
-        name=str(corpus.setting("name", default="corpus")),
+        name="corpus" if corpus.config.name is None else corpus.config.name,
         tests=str(counts["total"]),
         failures=str(counts["failed"]),
         errors=str(counts["error"]),

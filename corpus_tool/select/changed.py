@@ -3,20 +3,17 @@ cases and corpus.yaml, diff from the merge base, apply the rules (`corpus affect
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from corpus_tool.errors import InputError
-from corpus_tool.io import files, schema
+from corpus_tool.model.config import Config
 from corpus_tool.select.cache import FactCache
 from corpus_tool.select.facts import ExpectedFacts, TraceFacts
 from corpus_tool.select.git import INDEX, WORKTREE, Repository, Snapshot
 from corpus_tool.select.layout import Layout
 from corpus_tool.select.rules import Impact
 from corpus_tool.select.selection import BlobReader, CaseIndex, Selection, select
-from corpus_tool.store.corpus import load_config
+from corpus_tool.store.corpus import config_from_bytes, load_config
 
 
 @dataclass(frozen=True)
@@ -44,7 +41,7 @@ def select_changed(
     repo: Repository, layout: Layout, sides: Sides, root: Path, cache: FactCache
 ) -> Selection:
     """The cases the change from the merge base to the head side can affect, and why."""
-    impact = Impact.from_config(_head_config(repo, sides, layout, root))
+    impact = Impact.from_config(_head_config(repo, sides, layout, root).impact)
     cases = _case_index(repo, sides.snapshot, layout, cache)
     # the cache's own files, when CORPUS_CACHE_DIR lies in the work tree, are not a change
     changed = repo.changes(sides.merge_base, sides.head)
@@ -52,7 +49,7 @@ def select_changed(
     return select(changes, layout, impact, cases, _base_reader(repo, sides.merge_base))
 
 
-def _head_config(repo: Repository, sides: Sides, layout: Layout, root: Path) -> Mapping[str, Any]:
+def _head_config(repo: Repository, sides: Sides, layout: Layout, root: Path) -> Config:
     """corpus.yaml as the head side has it: its rules decide (the worktree's when it has none)."""
     blob = sides.snapshot.blobs.get(layout.config_path)
     if blob is None:
@@ -62,15 +59,7 @@ def _head_config(repo: Repository, sides: Sides, layout: Layout, root: Path) -> 
         if sides.head in (INDEX, WORKTREE)
         else f"{sides.head[:12]}:{layout.config_path}"
     )
-    data, spans = files.parse_yaml_spans(repo.read(blob, sides.snapshot), where)
-    if not isinstance(data, dict):
-        raise InputError("corpus.yaml must be a mapping; see `corpus validate`", where)
-    plain = spans is not None  # the fast path built it: the compiled check answers
-    problems = [schema.version_problem("corpus", data), schema.first_problem("corpus", data, plain)]
-    found = [p for p in problems if p]
-    if found:
-        raise InputError(f"{found[0]}; see `corpus validate`", where)
-    return data
+    return config_from_bytes(repo.read(blob, sides.snapshot), where)
 
 
 def _case_index(

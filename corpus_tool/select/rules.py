@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+
+from corpus_tool.model.config import ImpactRule, ImpactSection, Unmapped
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
@@ -91,29 +91,18 @@ class Impact:
     """corpus.yaml `impact`: the rules in order, and what an unmapped file selects."""
 
     rules: tuple[Rule, ...] = ()
-    unmapped: str = "all"
+    unmapped: Unmapped = "all"
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> Impact:
-        """Read `impact` from a schema-checked corpus.yaml mapping."""
-        impact = config.get("impact") or {}
-        rules = tuple(_rule(i, raw) for i, raw in enumerate(impact.get("rules") or []))
-        return cls(rules, str(impact.get("unmapped", "all")))
+    def from_config(cls, impact: ImpactSection) -> Impact:
+        """The compiled form of corpus.yaml's `impact`."""
+        rules = tuple(_rule(i, entry) for i, entry in enumerate(impact.rules))
+        return cls(rules, impact.unmapped)
 
     def matching(self, path: str) -> list[Rule]:
         """Every rule naming the path (all of them apply, not just the first)."""
         return [rule for rule in self.rules if rule.matches(path)]
 
 
-def _rule(index: int, raw: Mapping[str, Any]) -> Rule:
-    def strings(key: str) -> tuple[str, ...]:
-        return tuple(str(v) for v in raw.get(key) or ())
-
-    return Rule(
-        index,
-        strings("paths"),
-        strings("tools"),
-        strings("tags"),
-        strings("cases"),
-        bool(raw.get("all", False)),
-    )
+def _rule(index: int, entry: ImpactRule) -> Rule:
+    return Rule(index, entry.paths, entry.tools, entry.tags, entry.cases, entry.all)

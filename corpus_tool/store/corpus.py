@@ -1,4 +1,5 @@
-"""Finding a corpus, reading corpus.yaml, listing its cases and waivers."""
+"""Finding a corpus, reading corpus.yaml (the one module that does: `model/config.py` is what
+it reads into), listing its cases and waivers."""
 
 from __future__ import annotations
 
@@ -6,13 +7,13 @@ import os
 import re
 import subprocess
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.io import files, schema, yaml_lines
+from corpus_tool.model.config import Config
 
 CONFIG_NAME = "corpus.yaml"
 CASES = "cases"
@@ -21,30 +22,6 @@ CASE_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
 WINDOWS_DEVICE = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?", re.IGNORECASE)
 """Names Windows reserves for devices, whatever the extension (`nul.txt` opens NUL too)."""
 ID_RULE = "use 1-80 of a-z 0-9 . _ - starting with a letter or digit"
-
-
-LEXICAL_SCORER = "lexical"
-"""The built-in similarity scorer: the one scorer name corpus.yaml need not register."""
-
-
-def registered_scorers(config: Mapping[str, Any]) -> dict[str, str]:
-    """corpus.yaml `scorers`: name -> module:callable, the only place a scorer's code is named."""
-    table = config.get("scorers")
-    if not isinstance(table, Mapping):
-        return {}
-    return {str(name): spec for name, spec in table.items() if isinstance(spec, str)}
-
-
-def unregistered_scorer(name: object, config: Mapping[str, Any]) -> str | None:
-    """Why a case (or replay.scorer) may not name this scorer; None when it may."""
-    known = registered_scorers(config)
-    if name == LEXICAL_SCORER or (isinstance(name, str) and name in known):
-        return None
-    names = ", ".join(sorted({LEXICAL_SCORER, *known}))
-    return (
-        f"scorer {name!r} is not registered in corpus.yaml `scorers` (known: {names}); a case "
-        "names a scorer, and only corpus.yaml maps a name to code"
-    )
 
 
 def case_id_problem(text: str) -> str | None:
@@ -120,7 +97,7 @@ class Corpus:
     """A corpus directory: corpus.yaml, cases/<id>/, waivers/<id>.yaml."""
 
     root: Path
-    config: Mapping[str, Any] = field(default_factory=dict)
+    config: Config = field(default_factory=Config)
 
     @property
     def config_path(self) -> Path:
@@ -168,15 +145,6 @@ class Corpus:
             return []
         return sorted(p for p in self.waivers_dir.glob("*.y*ml") if not p.name.startswith("."))
 
-    def setting(self, *keys: str, default: Any = None) -> Any:
-        """A nested corpus.yaml value, or `default` when any level is missing."""
-        node: Any = self.config
-        for key in keys:
-            if not isinstance(node, Mapping) or key not in node:
-                return default
-            node = node[key]
-        return node
-
 
 def outside_links(corpus: Corpus) -> list[tuple[Path, str]]:
     """corpus.yaml, cases/ and waivers/ where a symlink takes them out of the corpus directory.
@@ -215,7 +183,7 @@ def refuse_outside_links(corpus: Corpus) -> None:
         raise InputError(outside_message(path, target), path)
 
 
-def load_config(root: Path) -> dict[str, Any]:
+def load_config(root: Path) -> Config:
     """Read and schema-check corpus.yaml; any problem is an InputError naming the line."""
     path = root / CONFIG_NAME
     data, spans = files.parse_yaml_spans(files.read_bytes(path), path)
@@ -232,7 +200,24 @@ def load_config(root: Path) -> dict[str, Any]:
         line = yaml_lines.line_at(path.read_bytes(), tuple(first.absolute_path))
         where = schema.json_path(first.absolute_path)
         raise InputError(f"{where}: {first.message}; see `corpus validate`", path, line)
-    return data
+    return Config.from_document(data)
+
+
+def config_from_bytes(raw: bytes, where: Path) -> Config:
+    """corpus.yaml as one revision holds it (`where` names the blob in messages), checked.
+
+    Unlike `load_config` an empty file is no mapping here, and a problem is one line without
+    a line number: the file is not on disk to point into.
+    """
+    data, spans = files.parse_yaml_spans(raw, where)
+    if not isinstance(data, dict):
+        raise InputError("corpus.yaml must be a mapping; see `corpus validate`", where)
+    plain = spans is not None  # the fast path built it: the compiled check answers
+    problems = [schema.version_problem("corpus", data), schema.first_problem("corpus", data, plain)]
+    found = [p for p in problems if p]
+    if found:
+        raise InputError(f"{found[0]}; see `corpus validate`", where)
+    return Config.from_document(data)
 
 
 def locate(directory: Path | None, cwd: Path) -> Path:

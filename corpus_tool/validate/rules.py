@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -14,9 +14,9 @@ from corpus_tool.io import files, schema, yaml_lines
 from corpus_tool.io.yaml_build import Span
 from corpus_tool.model import check_guide
 from corpus_tool.model.checks import WAIVABLE
+from corpus_tool.model.config import Config, WaiversSection, unregistered_scorer
 from corpus_tool.model.findings import Finding
 from corpus_tool.model.waiver import Waiver
-from corpus_tool.model.waiver import max_days as waiver_max_days
 from corpus_tool.store.corpus import (
     CONFIG_NAME,
     Corpus,
@@ -24,7 +24,6 @@ from corpus_tool.store.corpus import (
     outside_links,
     outside_message,
     twins,
-    unregistered_scorer,
 )
 from corpus_tool.validate import completeness
 
@@ -128,7 +127,8 @@ def check_config(corpus: Corpus, show: Show, inspect: Inspect | None = None) -> 
     found = check_document(doc, "corpus", show) + _inspected(doc, inspect)
     default = (doc.data.get("replay") or {}) if isinstance(doc.data, dict) else {}
     if not found and isinstance(default, dict) and isinstance(default.get("scorer"), str):
-        found.extend(_scorer_named(doc, ("replay", "scorer"), doc.data, show))
+        scorers = Config.from_document(doc.data).scorers  # this rule's own reading of the file
+        found.extend(_scorer_named(doc, ("replay", "scorer"), scorers, show))
     return found
 
 
@@ -221,14 +221,16 @@ def _case_scorer(doc: Document, corpus: Corpus, show: Show) -> list[Finding]:
         node = node.get(key) if isinstance(node, dict) else None
     if node is None:
         return []
-    return _scorer_named(doc, SCORER_PATH, corpus.config, show)
+    return _scorer_named(doc, SCORER_PATH, corpus.config.scorers, show)
 
 
-def _scorer_named(doc: Document, where: tuple[str, ...], config: Any, show: Show) -> list[Finding]:
+def _scorer_named(
+    doc: Document, where: tuple[str, ...], scorers: Mapping[str, str], show: Show
+) -> list[Finding]:
     node: Any = doc.data
     for key in where:
         node = node[key]
-    message = unregistered_scorer(node, config if isinstance(config, dict) else {})
+    message = unregistered_scorer(node, scorers)
     if message is None:
         return []
     path = "$." + ".".join(where)
@@ -333,22 +335,24 @@ def waiver_findings(
                 f"unknown check {', '.join(unknown)}; known: {', '.join(WAIVABLE)}",
             )
         )
-    found.extend(_expiry(waiver, today, corpus.setting("waivers", "max_days"), at))
+    found.extend(_expiry(waiver, today, corpus.config.waivers, at))
     return found
 
 
-def _expiry(waiver: Waiver, today: date, max_days: int | None, at: Place) -> Iterator[Finding]:
+def _expiry(waiver: Waiver, today: date, policy: WaiversSection, at: Place) -> Iterator[Finding]:
     if not waiver.active(today):
         yield at(
             "expires",
             "waiver.expired",
             f"expired on {waiver.expires}; renew it with a new reason or delete it",
         )
-    days = waiver_max_days(max_days)
+    days = policy.days
     start = waiver.created or today
     if waiver.expires > start + timedelta(days=days):
         which = (
-            "waivers.max_days" if max_days is not None else "waivers.max_days unset: the default"
+            "waivers.max_days"
+            if policy.max_days is not None
+            else "waivers.max_days unset: the default"
         )
         yield at(
             "expires",

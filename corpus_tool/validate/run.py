@@ -60,7 +60,12 @@ class ValidationRun:
         root = corpus.root
         self._relative: rules.Show = lambda path: os.path.relpath(path, root)
         self.guard = open_guard(
-            key_root or root, corpus.config, corpus.waiver_paths(), environ, today, self._relative
+            key_root or root,
+            corpus.config.redaction,
+            corpus.waiver_paths(),
+            environ,
+            today,
+            self._relative,
         )
         self.problems = self._shown(self.guard.problems)
         self._cache = cache

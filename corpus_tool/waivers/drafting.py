@@ -17,7 +17,6 @@ from typing import Any
 from corpus_tool.errors import BusyError, InputError, UsageError
 from corpus_tool.io import files, schema
 from corpus_tool.model.checks import WAIVABLE
-from corpus_tool.model.waiver import max_days as waiver_max_days
 from corpus_tool.model.waiver import parse_day
 from corpus_tool.store import staging
 from corpus_tool.store.corpus import Corpus
@@ -73,8 +72,8 @@ def document(corpus: Corpus, draft: Draft, today: date) -> dict[str, Any]:
 
 def expiry(corpus: Corpus, asked: str | None, today: date) -> date:
     """--expires, else waivers.max_days (or 90) from today; never past max_days, never past."""
-    setting = corpus.setting("waivers", "max_days")
-    days = waiver_max_days(setting)
+    policy = corpus.config.waivers
+    days = policy.days
     last = today + timedelta(days=days)
     if asked is None:
         return last
@@ -84,7 +83,11 @@ def expiry(corpus: Corpus, asked: str | None, today: date) -> date:
     if day < today:
         raise UsageError(f"--expires {day} is in the past; a waiver must hold at least today")
     if day > last:
-        which = "waivers.max_days" if setting is not None else "waivers.max_days unset: the default"
+        which = (
+            "waivers.max_days"
+            if policy.max_days is not None
+            else "waivers.max_days unset: the default"
+        )
         raise UsageError(
             f"--expires {day} is more than {days} days ahead ({which}); give {last} or earlier"
         )

@@ -24,6 +24,7 @@ from corpus_tool.cli import main
 from corpus_tool.errors import CorpusError
 from corpus_tool.ingest.formats import openhands_sdk
 from corpus_tool.io import files
+from corpus_tool.model.config import RedactionSection
 from tests.ingest import openhands_sdk_script as script
 from tests.ingest.conftest import samples_dir
 from tests.ingest.openhands_stream import write_stream
@@ -39,7 +40,7 @@ def _sdk_wrote(corpus: Path) -> tuple[str, str, list[Any]]:
     as a corpus stores them: `corpus add` pseudonymises every detected personal value (the
     SDK's prompt names a vendor email address), so an agent replaying the case sends that."""
     model, sent_prompt, sent_tools = _sdk_sent()
-    key = redact.load_key({}, corpus, os.environ)
+    key = redact.load_key(RedactionSection(), corpus, os.environ)
     prompt, tools = redact.redact([sent_prompt, sent_tools], key).value
     return model, prompt, tools
 
@@ -55,7 +56,7 @@ def _sdk_sent() -> tuple[str, str, list[Any]]:
 def _allow_vendor_address(corpus: Path) -> None:
     """A reviewed redaction waiver: the SDK's prompt names its vendor's public address, which
     is not personal data, so `corpus add` keeps it and the unchanged agent's prompt matches."""
-    key = redact.load_key({}, corpus, os.environ)
+    key = redact.load_key(RedactionSection(), corpus, os.environ)
     value = VENDOR_ADDRESS
     (corpus / "waivers" / "W-vendor.yaml").write_text(
         f"schema_version: 1\nid: W-vendor\nkind: redaction\n"

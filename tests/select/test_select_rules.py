@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from corpus_tool.model.config import Config
 from corpus_tool.select.git import parse_raw
 from corpus_tool.select.layout import Layout
 from corpus_tool.select.rules import Impact, glob_regex, path_matches
@@ -34,7 +35,9 @@ def test_glob_matches_like_git_users_expect(pattern: str, path: str, hit: bool) 
 
 def test_impact_applies_every_matching_rule() -> None:
     impact = Impact.from_config(
-        {"impact": {"rules": [{"paths": ["src/**"], "all": True}, {"paths": ["src/a.py"]}]}}
+        Config.from_document(
+            {"impact": {"rules": [{"paths": ["src/**"], "all": True}, {"paths": ["src/a.py"]}]}}
+        ).impact
     )
     assert [rule.index for rule in impact.matching("src/a.py")] == [0, 1]
     assert impact.unmapped == "all"

@@ -7,46 +7,42 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from corpus_tool.errors import InputError, UsageError
+from corpus_tool.model.config import DEFAULT_KEY_ENV, RedactionSection
 from corpus_tool.replay.workers.loader import import_root
 from corpus_tool.replay.workers.process import Launch
 from corpus_tool.replay.workers.wire import WorkerSetup
 from corpus_tool.store.corpus import Corpus
 
-DEFAULT_TIMEOUT_S = 60.0
 PASSED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "SYSTEMROOT")
 """Variables every worker gets (when set): enough to run Python and find programs."""
 FIXED = {"PYTHONHASHSEED": "0", "PYTHONUTF8": "1"}
 """Set for every worker unless replay.env passes them: the same set order and encoding in every
 worker and on every machine, so a trajectory does not depend on which worker ran it."""
-DEFAULT_KEY_ENV = "CORPUS_REDACTION_KEY"
 
 
 def launch_for(
     corpus: Corpus, timeout_s: float | None = None, environ: Mapping[str, str] | None = None
 ) -> Launch:
     """How to start workers for `corpus`; --timeout (`timeout_s`) overrides replay.timeout_s."""
-    spec = corpus.setting("agent", "entrypoint")
+    spec = corpus.config.agent.entrypoint
     if not spec:
         raise UsageError(
             f"{corpus.config_path}: no agent.entrypoint; set it to module:callable "
             "(see `corpus replay --help`, the agent)"
         )
     root = corpus.root.resolve()
-    readonly, hidden = protected(root), key_files(corpus.config, root)
-    setup = WorkerSetup(
-        str(spec), root, dict(corpus.config), readonly, Path(), Path(), True, hidden
-    )
-    limit = timeout_s or corpus.setting("replay", "timeout_s", default=DEFAULT_TIMEOUT_S)
+    readonly, hidden = protected(root), key_files(corpus.config.redaction, root)
+    setup = WorkerSetup(spec, root, corpus.config, readonly, Path(), Path(), True, hidden)
+    limit = timeout_s or corpus.config.replay.timeout_s
     return Launch(setup, worker_env(corpus, os.environ if environ is None else environ), limit)
 
 
 def worker_env(corpus: Corpus, environ: Mapping[str, str]) -> dict[str, str]:
     """The worker's whole environment: PASSED, then what replay.env names; never the key."""
-    named = [str(n) for n in corpus.setting("replay", "env", default=None) or []]
-    keys = {DEFAULT_KEY_ENV, str(corpus.setting("redaction", "key_env", default=DEFAULT_KEY_ENV))}
+    named = corpus.config.replay.env
+    keys = {DEFAULT_KEY_ENV, corpus.config.redaction.key_env}
     leaked = sorted(keys.intersection(named))
     if leaked:
         raise InputError(
@@ -119,12 +115,11 @@ def _linked_git_dirs(repo: Path) -> list[Path]:
     return [common, git_dir]
 
 
-def key_files(config: Mapping[str, Any], corpus_root: Path) -> tuple[Path, ...]:
+def key_files(redaction: RedactionSection, corpus_root: Path) -> tuple[Path, ...]:
     """The redaction key file the worker must not see (redaction.key_file, resolved as
     `redact.keys.key_file_path` does; that module is a sibling layer and not imported)."""
-    section = config.get("redaction")
-    name = section.get("key_file") if isinstance(section, Mapping) else None
+    name = redaction.key_file
     if not name:
         return ()
-    path = Path(os.path.expanduser(str(name)))
+    path = Path(os.path.expanduser(name))
     return ((path if path.is_absolute() else corpus_root / path).resolve(),)

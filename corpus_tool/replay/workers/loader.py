@@ -33,13 +33,13 @@ def entrypoint(corpus: Corpus) -> Iterator[Agent]:
     dropped afterwards (and same-named ones from elsewhere restored), so two corpora, or two
     revisions of one, never see each other's code.
     """
-    spec = corpus.setting("agent", "entrypoint")
+    spec = corpus.config.agent.entrypoint
     if not spec:
         raise UsageError(
             f"{corpus.config_path}: no agent.entrypoint; set it to module:callable "
             "(see `corpus replay --help`, the agent)"
         )
-    with imported(corpus, str(spec), "agent.entrypoint") as agent:
+    with imported(corpus, spec, "agent.entrypoint") as agent:
         yield agent
 
 

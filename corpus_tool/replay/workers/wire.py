@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from corpus_tool.model.config import Config
 from corpus_tool.model.events import (
     EVENT_TYPES,
     Event,
@@ -67,7 +68,7 @@ class WorkerSetup:
 
     entrypoint: str
     corpus_root: Path
-    config: Mapping[str, Any]
+    config: Config
     readonly: tuple[Path, ...]  # the repository (first), its git dirs: bound read-only where
     # namespaces allow, writes refused by the fence everywhere
     capture: Path  # the file fd 1 and 2 write to: the agent's prints
