@@ -50,7 +50,7 @@ def _args_init(parser: argparse.ArgumentParser) -> None:
 
 
 def _cmd_add(args: argparse.Namespace) -> int:
-    from corpus_tool.commands.add import AddOptions
+    from corpus_tool.author.stages import AddOptions
     from corpus_tool.commands.add_batch import add_many
 
     options = AddOptions(

@@ -3,9 +3,10 @@
 A directory is a folder of incidents, except an OpenHands conversation directory
 (`base_state.json` beside `events/`), which is one incident, also when found below a folder.
 
-The single-file path is `add.add`; this module expands directories, plans every file with the
-same code, and either writes nothing when one file is refused (the default) or, with
-`--keep-going`, gives each file its own verdict. A rich progress bar shows on a terminal.
+One file is `corpus add FILE` (author.plan.add_incident); this module expands directories,
+plans every file with the same pipeline (author.plan.plan), and either writes nothing when one
+file is refused (the default) or, with `--keep-going`, gives each file its own verdict.
+A rich progress bar shows on a terminal.
 """
 
 from __future__ import annotations
@@ -19,16 +20,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from corpus_tool import ingest, redact
-from corpus_tool.commands.add import (
-    AddOptions,
-    Planned,
-    add,
-    case_summary,
-    corpus_redactor,
-    plan_file,
-    report,
-    write_planned,
-)
+from corpus_tool.author.plan import add_incident, corpus_redactor, plan
+from corpus_tool.author.render import report, summary
+from corpus_tool.author.stages import AddOptions, Planned
+from corpus_tool.author.write import write
 from corpus_tool.errors import CorpusError, InputError, UsageError
 from corpus_tool.io import escapes, files
 from corpus_tool.store.corpus import Corpus
@@ -54,14 +49,16 @@ def add_many(
 ) -> int:
     """Ingest every incident named (directories: every file below, sorted); refusals go to
     `err` (default stderr), one line each, and exit status 2."""
+    environ = os.environ if environ is None else environ
     incidents = expand(paths)
     if len(incidents) == 1 and not any(_batch_dir(p) for p in paths):
-        return add(corpus, replace(options, incident=incidents[0]), out, environ, err)
+        planned = add_incident(corpus, replace(options, incident=incidents[0]), environ, err)
+        report(corpus, planned, options.output, out)
+        return 0
     if options.case_id is not None or options.start is not None or options.end is not None:
         raise UsageError("--id, --start and --end name one incident; add the files one by one")
     if options.tools_log is not None:
         raise UsageError("--tools-log completes one incident; add the files one by one")
-    environ = os.environ if environ is None else environ
     redactor = corpus_redactor(corpus, environ)
     with _progress(out, len(incidents)) as advance:
         verdicts = [
@@ -71,7 +68,7 @@ def add_many(
     refused = [v for v in verdicts if v.error is not None]
     written = [v for v in verdicts if v.error is None] if options.keep_going or not refused else []
     cases = [case for verdict in written for case in verdict.planned]
-    write_planned(corpus, cases, options.force, Steps.from_environ(environ), err)
+    write(corpus, cases, options.force, Steps.from_environ(environ), err)
     _report(corpus, verdicts, written, options, (out, err or sys.stderr))
     return 2 if refused else 0
 
@@ -113,7 +110,7 @@ def _verdict(
     corpus: Corpus, options: AddOptions, redactor: redact.Redactor, advance: Callable[[], None]
 ) -> Verdict:
     try:
-        return Verdict(options.incident, tuple(plan_file(corpus, options, redactor)))
+        return Verdict(options.incident, plan(corpus, options, redactor))
     except CorpusError as err:
         return Verdict(options.incident, error=str(err))
     finally:
@@ -165,7 +162,7 @@ def _json(corpus: Corpus, verdicts: list[Verdict], done: set[Path]) -> dict[str,
                 "path": str(v.path),
                 "written": v.path in done,
                 "error": v.error,
-                "cases": [case_summary(corpus, c) for c in v.planned],
+                "cases": [summary(corpus, c) for c in v.planned],
             }
             for v in verdicts
         ],
