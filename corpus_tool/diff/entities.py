@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
 
 from corpus_tool.io.files import canonical_json
+from corpus_tool.model.json import Json
 
 
 @dataclass(frozen=True, order=True)
@@ -52,7 +52,7 @@ _ID = re.compile(
 )
 
 
-def entities(output: Any) -> list[Entity]:
+def entities(output: Json) -> list[Entity]:
     """The entities of a final output (text, or any JSON value as its text), sorted, unique."""
     text = output if isinstance(output, str) else canonical_json(output) if output else ""
     found: dict[tuple[str, str], Entity] = {}

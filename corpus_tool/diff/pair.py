@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from corpus_tool.diff import steps
 from corpus_tool.diff.align import Pair, align
@@ -28,8 +27,9 @@ from corpus_tool.model.events import (
     error_types,
 )
 from corpus_tool.model.field_diff import FieldDiff, field_diff
+from corpus_tool.model.json import Json, JsonObject
 from corpus_tool.model.trace import Trajectory
-from corpus_tool.model.values import ABSENT
+from corpus_tool.model.values import ABSENT, Absent
 from corpus_tool.replay import requests
 from corpus_tool.replay.matching import normalize
 from corpus_tool.replay.sequence import describe
@@ -91,11 +91,11 @@ def _field(item: FieldDiff) -> str:
     return f"{item.path.removeprefix('$.')} {_short(item.expected)} -> {_short(item.actual)}"
 
 
-def _short(value: Any) -> str:
+def _short(value: Json | Absent) -> str:
     return shown_value(value, limit=40)
 
 
-def shown_value(value: Any, limit: int = 80) -> str:
+def shown_value(value: Json | Absent, limit: int = 80) -> str:
     """A value as a report line quotes it: canonical JSON cut at `limit`, or `(absent)`."""
     if value is ABSENT:
         return "(absent)"
@@ -110,7 +110,7 @@ class OneSided:
     step: int
     path: str  # params.top_p, temperature, tools
     side: int  # 0: only A carries it, 1: only B
-    value: Any
+    value: Json
 
     def text(self, names: tuple[str, str] = ("A", "B")) -> str:
         """`step 1: request field params.top_p only in A (0.9): not compared, ...`."""
@@ -217,17 +217,18 @@ def _step(
 def _shared_request(
     number: int,
     a: ModelCallEvent,
-    left: dict[str, Any],
-    right: dict[str, Any],
+    left: JsonObject,
+    right: JsonObject,
     notes: list[OneSided],
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[JsonObject, JsonObject]:
     """The two model calls without the request fields only one side carries (strict replay's
     rule, A as the recording), each such field noted."""
-    if not isinstance(left.get("request"), dict) or not isinstance(right.get("request"), dict):
+    asked_a, asked_b = left.get("request"), right.get("request")
+    if not isinstance(asked_a, dict) or not isinstance(asked_b, dict):
         return left, right
     found = requests.compare(
-        ModelRequest.from_doc(left["request"]),
-        ModelRequest.from_doc(right["request"]),
+        ModelRequest.from_doc(asked_a),
+        ModelRequest.from_doc(asked_b),
         (),
         unrecorded=a.missing,
     ).one_sided
@@ -236,13 +237,13 @@ def _shared_request(
         notes.append(OneSided(number, field.path, side, field.value))
     paths = [f.path for f in found]
     return (
-        {**left, "request": _without(left["request"], paths)},
-        {**right, "request": _without(right["request"], paths)},
+        {**left, "request": _without(asked_a, paths)},
+        {**right, "request": _without(asked_b, paths)},
     )
 
 
-def _without(request: dict[str, Any], paths: Sequence[str]) -> dict[str, Any]:
-    out: dict[str, Any] = normalize(request, paths)
+def _without(request: JsonObject, paths: Sequence[str]) -> JsonObject:
+    out: JsonObject = normalize(request, paths)
     if out.get("params") == {} and request.get("params") != {}:
         out = {k: v for k, v in out.items() if k != "params"}  # held only one-sided fields
     return out
@@ -279,7 +280,7 @@ def _writers(events: Sequence[Event]) -> set[int]:
     return found
 
 
-def _call_only(doc: dict[str, Any]) -> dict[str, Any]:
+def _call_only(doc: JsonObject) -> JsonObject:
     return {k: v for k, v in doc.items() if k in ("tool", "arguments")}
 
 

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from corpus_tool.diff.pair import PairDiff, Step, shown_value
 from corpus_tool.diff.suites import SuiteDiff
-from corpus_tool.diff.verdict import Verdict
+from corpus_tool.diff.verdict import DiffVerdict
 from corpus_tool.model.field_diff import FieldDiff
 
 
-def headline(verdict: Verdict) -> str:
+def headline(verdict: DiffVerdict) -> str:
     """`regression: the output lost R900; worse ending: submitted -> unknown`."""
     why = "; ".join(verdict.reasons)
     return f"{verdict.verdict}: {why}" if why else verdict.verdict
 
 
-def pair_lines(diff: PairDiff, verdict: Verdict, names: tuple[str, str] = ("A", "B")) -> list[str]:
+def pair_lines(
+    diff: PairDiff, verdict: DiffVerdict, names: tuple[str, str] = ("A", "B")
+) -> list[str]:
     """The verdict first, then every difference."""
     lines = [headline(verdict)]
     if diff.first is not None:
@@ -110,7 +112,7 @@ def _shift_rows(suite: SuiteDiff, row: str) -> list[str]:
     return lines
 
 
-def pair_markdown(diff: PairDiff, verdict: Verdict) -> list[str]:
+def pair_markdown(diff: PairDiff, verdict: DiffVerdict) -> list[str]:
     """Markdown: the verdict as a heading, the steps as a table, the facts as a list."""
     lines = [f"### `{verdict.verdict}`", "", *(f"- {r}" for r in verdict.reasons), ""]
     if diff.steps:
