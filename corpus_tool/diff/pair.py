@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from corpus_tool.diff import steps
 from corpus_tool.diff.align import Pair, align
@@ -45,13 +46,17 @@ TIERS = {
 }
 """How good an ending is: done, handed on, not done. Lower on B than on A is worse."""
 
+StepChange = Literal["changed", "dropped", "added"]
+"""A step on both sides with other fields, one only in A, one only in B."""
+WriteChange = Literal["arguments", "side_effect", "gone"]
+
 
 @dataclass(frozen=True)
-class Step:
+class StepDiff:
     """One aligned step that is not the same on both sides."""
 
     number: int  # 1-based position in the alignment
-    change: str  # changed | dropped (only in A) | added (only in B)
+    change: StepChange
     a_seq: int | None
     b_seq: int | None
     a: str | None  # one line describing A's event
@@ -73,7 +78,7 @@ class Write:
     (`arguments`), a side effect with other data (`side_effect`), one only A has (`gone`)."""
 
     step: int
-    change: str  # arguments | side_effect | gone
+    change: WriteChange
     name: str  # the tool called, or the side effect's kind
     diffs: tuple[FieldDiff, ...] = ()
 
@@ -109,7 +114,7 @@ class OneSided:
 
     step: int
     path: str  # params.top_p, temperature, tools
-    side: int  # 0: only A carries it, 1: only B
+    side: Literal[0, 1]  # 0: only A carries it, 1: only B
     value: Json
 
     def text(self, names: tuple[str, str] = ("A", "B")) -> str:
@@ -124,7 +129,7 @@ class OneSided:
 class PairDiff:
     """Everything that differs between run A and run B."""
 
-    steps: tuple[Step, ...]
+    steps: tuple[StepDiff, ...]
     tools_dropped: tuple[str, ...]
     tools_added: tuple[str, ...]
     tools_reordered: tuple[str, ...]
@@ -141,7 +146,7 @@ class PairDiff:
     notes: tuple[OneSided, ...] = ()  # request fields only one side carries: not compared
 
     @property
-    def first(self) -> Step | None:
+    def first(self) -> StepDiff | None:
         """The first step where the runs diverge."""
         return self.steps[0] if self.steps else None
 
@@ -198,10 +203,10 @@ def _at(events: Sequence[Event], index: int | None) -> Event | None:
 
 def _step(
     number: int, a: Event | None, b: Event | None, ignored: Sequence[str], notes: list[OneSided]
-) -> Step | None:
+) -> StepDiff | None:
     if a is None or b is None:
-        change = "dropped" if b is None else "added"
-        return Step(number, change, _seq(a), _seq(b), _line(a), _line(b))
+        change: StepChange = "dropped" if b is None else "added"
+        return StepDiff(number, change, _seq(a), _seq(b), _line(a), _line(b))
     left, right = steps.compared(a, ignored), steps.compared(b, ignored)
     if _attempted(a) or _attempted(b):  # no answer came: only the call itself compares
         left, right = _call_only(left), _call_only(right)
@@ -211,7 +216,7 @@ def _step(
     if not found:
         return None
     wording = isinstance(a, ModelCallEvent) and all(steps.is_wording(d.path) for d in found)
-    return Step(number, "changed", a.seq, b.seq, _line(a), _line(b), tuple(found), wording)
+    return StepDiff(number, "changed", a.seq, b.seq, _line(a), _line(b), tuple(found), wording)
 
 
 def _shared_request(
@@ -233,7 +238,7 @@ def _shared_request(
         unrecorded=a.missing,
     ).one_sided
     for field in found:
-        side = 0 if field.carried_by == requests.RECORDING else 1
+        side: Literal[0, 1] = 0 if field.carried_by == requests.RECORDING else 1
         notes.append(OneSided(number, field.path, side, field.value))
     paths = [f.path for f in found]
     return (
@@ -250,7 +255,7 @@ def _without(request: JsonObject, paths: Sequence[str]) -> JsonObject:
 
 
 def _writes(
-    found: Sequence[tuple[Step, Pair]], a: Sequence[Event], b: Sequence[Event]
+    found: Sequence[tuple[StepDiff, Pair]], a: Sequence[Event], b: Sequence[Event]
 ) -> tuple[Write, ...]:
     """The changed steps that are writes the world sees."""
     writers_a, writers_b = _writers(a), _writers(b)
@@ -314,7 +319,7 @@ def _effects(a: Sequence[Event], b: Sequence[Event]) -> tuple[tuple[str, int, in
     return tuple((k, count_a[k], count_b[k]) for k in kinds if count_a[k] != count_b[k])
 
 
-def _reordered(changed: Sequence[Step]) -> tuple[str, ...]:
+def _reordered(changed: Sequence[StepDiff]) -> tuple[str, ...]:
     """Tools called on both sides at steps the alignment could not match: moved."""
     dropped = {s.tool for s in changed if s.change == "dropped" and s.tool}
     added = {s.tool for s in changed if s.change == "added" and s.tool}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corpus_tool.diff.pair import OneSided, PairDiff, Step, Write
+from corpus_tool.diff.pair import OneSided, PairDiff, StepDiff, Write
 from corpus_tool.diff.suites import SuiteDiff
 from corpus_tool.diff.verdict import DiffVerdict
 from corpus_tool.model.field_diff import FieldDiff
@@ -42,7 +42,7 @@ def verdict_data(verdict: DiffVerdict) -> JsonObject:
     return {"verdict": verdict.verdict, "reasons": list(verdict.reasons), "judge": verdict.judge}
 
 
-def step_data(step: Step) -> JsonObject:
+def step_data(step: StepDiff) -> JsonObject:
     """One differing step."""
     return {
         "step": step.number,
@@ -86,7 +86,7 @@ def _write(write: Write) -> JsonObject:
     }
 
 
-def _arguments(step: Step) -> JsonObject:
+def _arguments(step: StepDiff) -> JsonObject:
     changed = [d for d in step.diffs if d.path.startswith("$.arguments")]
     return {
         "step": step.number,

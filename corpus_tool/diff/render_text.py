@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corpus_tool.diff.pair import PairDiff, Step, shown_value
+from corpus_tool.diff.pair import PairDiff, StepDiff, shown_value
 from corpus_tool.diff.suites import SuiteDiff
 from corpus_tool.diff.verdict import DiffVerdict
 from corpus_tool.model.field_diff import FieldDiff
@@ -31,16 +31,16 @@ def pair_lines(
     return lines
 
 
-def _where(step: Step, names: tuple[str, str]) -> str:
+def _where(step: StepDiff, names: tuple[str, str]) -> str:
     return f"step {step.number} ({_seqs(step, names)}): {step.a or step.b}"
 
 
-def _seqs(step: Step, names: tuple[str, str]) -> str:
+def _seqs(step: StepDiff, names: tuple[str, str]) -> str:
     parts = [f"{n} seq {s}" for n, s in zip(names, (step.a_seq, step.b_seq), strict=True) if s]
     return ", ".join(parts)
 
 
-def _sides(step: Step, names: tuple[str, str]) -> str:
+def _sides(step: StepDiff, names: tuple[str, str]) -> str:
     if step.change == "dropped":
         return f"only in {names[0]} (seq {step.a_seq}): {step.a}"
     if step.change == "added":
