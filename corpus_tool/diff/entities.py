@@ -10,16 +10,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Literal
 
 from corpus_tool.io.files import canonical_json
+from corpus_tool.model.json import Json
+
+EntityKind = Literal["id", "amount", "date", "email"]
 
 
 @dataclass(frozen=True, order=True)
 class Entity:
     """One entity: its kind, its normalized value, and the text it was written as."""
 
-    kind: str  # id | amount | date | email
+    kind: EntityKind
     value: str
     text: str = ""
 
@@ -52,7 +55,7 @@ _ID = re.compile(
 )
 
 
-def entities(output: Any) -> list[Entity]:
+def entities(output: Json) -> list[Entity]:
     """The entities of a final output (text, or any JSON value as its text), sorted, unique."""
     text = output if isinstance(output, str) else canonical_json(output) if output else ""
     found: dict[tuple[str, str], Entity] = {}

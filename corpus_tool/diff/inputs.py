@@ -11,6 +11,7 @@ from typing import Any
 from corpus_tool.errors import InputError
 from corpus_tool.io import files, schema
 from corpus_tool.model.events import Event, ToolCallEvent, event_from_doc
+from corpus_tool.model.json import JsonObject
 from corpus_tool.model.trace import Terminal, Trace, Trajectory
 
 
@@ -65,7 +66,7 @@ def load_side(path: Path) -> Side:
     )
 
 
-def _trace(doc: dict[str, Any], path: Path, plain: bool) -> Run:
+def _trace(doc: JsonObject, path: Path, plain: bool) -> Run:
     problem = schema.first_problem("trace", doc, plain)
     if problem:
         raise InputError(f"not a valid trace: {problem}", path)

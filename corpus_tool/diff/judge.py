@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from corpus_tool.diff.verdict import OPINIONS
 from corpus_tool.errors import UsageError
+from corpus_tool.model.json import Json
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay.workers.loader import imported
 from corpus_tool.store.corpus import Corpus
@@ -24,7 +25,7 @@ class JudgeRequest:
     """What a judge sees: the case, its input when known, and the two runs (A, then B)."""
 
     case: str | None
-    input: Mapping[str, Any] | None
+    input: Mapping[str, Json] | None
     base: Trajectory
     head: Trajectory
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal
 
 from corpus_tool.diff import steps
 from corpus_tool.diff.align import Pair, align
@@ -28,8 +28,9 @@ from corpus_tool.model.events import (
     error_types,
 )
 from corpus_tool.model.field_diff import FieldDiff, field_diff
+from corpus_tool.model.json import Json, JsonObject
 from corpus_tool.model.trace import Trajectory
-from corpus_tool.model.values import ABSENT
+from corpus_tool.model.values import ABSENT, Absent
 from corpus_tool.replay import requests
 from corpus_tool.replay.matching import normalize
 from corpus_tool.replay.sequence import describe
@@ -45,13 +46,17 @@ TIERS = {
 }
 """How good an ending is: done, handed on, not done. Lower on B than on A is worse."""
 
+StepChange = Literal["changed", "dropped", "added"]
+"""A step on both sides with other fields, one only in A, one only in B."""
+WriteChange = Literal["arguments", "side_effect", "gone"]
+
 
 @dataclass(frozen=True)
-class Step:
+class StepDiff:
     """One aligned step that is not the same on both sides."""
 
     number: int  # 1-based position in the alignment
-    change: str  # changed | dropped (only in A) | added (only in B)
+    change: StepChange
     a_seq: int | None
     b_seq: int | None
     a: str | None  # one line describing A's event
@@ -73,7 +78,7 @@ class Write:
     (`arguments`), a side effect with other data (`side_effect`), one only A has (`gone`)."""
 
     step: int
-    change: str  # arguments | side_effect | gone
+    change: WriteChange
     name: str  # the tool called, or the side effect's kind
     diffs: tuple[FieldDiff, ...] = ()
 
@@ -91,11 +96,11 @@ def _field(item: FieldDiff) -> str:
     return f"{item.path.removeprefix('$.')} {_short(item.expected)} -> {_short(item.actual)}"
 
 
-def _short(value: Any) -> str:
+def _short(value: Json | Absent) -> str:
     return shown_value(value, limit=40)
 
 
-def shown_value(value: Any, limit: int = 80) -> str:
+def shown_value(value: Json | Absent, limit: int = 80) -> str:
     """A value as a report line quotes it: canonical JSON cut at `limit`, or `(absent)`."""
     if value is ABSENT:
         return "(absent)"
@@ -109,8 +114,8 @@ class OneSided:
 
     step: int
     path: str  # params.top_p, temperature, tools
-    side: int  # 0: only A carries it, 1: only B
-    value: Any
+    side: Literal[0, 1]  # 0: only A carries it, 1: only B
+    value: Json
 
     def text(self, names: tuple[str, str] = ("A", "B")) -> str:
         """`step 1: request field params.top_p only in A (0.9): not compared, ...`."""
@@ -124,7 +129,7 @@ class OneSided:
 class PairDiff:
     """Everything that differs between run A and run B."""
 
-    steps: tuple[Step, ...]
+    steps: tuple[StepDiff, ...]
     tools_dropped: tuple[str, ...]
     tools_added: tuple[str, ...]
     tools_reordered: tuple[str, ...]
@@ -141,7 +146,7 @@ class PairDiff:
     notes: tuple[OneSided, ...] = ()  # request fields only one side carries: not compared
 
     @property
-    def first(self) -> Step | None:
+    def first(self) -> StepDiff | None:
         """The first step where the runs diverge."""
         return self.steps[0] if self.steps else None
 
@@ -198,10 +203,10 @@ def _at(events: Sequence[Event], index: int | None) -> Event | None:
 
 def _step(
     number: int, a: Event | None, b: Event | None, ignored: Sequence[str], notes: list[OneSided]
-) -> Step | None:
+) -> StepDiff | None:
     if a is None or b is None:
-        change = "dropped" if b is None else "added"
-        return Step(number, change, _seq(a), _seq(b), _line(a), _line(b))
+        change: StepChange = "dropped" if b is None else "added"
+        return StepDiff(number, change, _seq(a), _seq(b), _line(a), _line(b))
     left, right = steps.compared(a, ignored), steps.compared(b, ignored)
     if _attempted(a) or _attempted(b):  # no answer came: only the call itself compares
         left, right = _call_only(left), _call_only(right)
@@ -211,45 +216,46 @@ def _step(
     if not found:
         return None
     wording = isinstance(a, ModelCallEvent) and all(steps.is_wording(d.path) for d in found)
-    return Step(number, "changed", a.seq, b.seq, _line(a), _line(b), tuple(found), wording)
+    return StepDiff(number, "changed", a.seq, b.seq, _line(a), _line(b), tuple(found), wording)
 
 
 def _shared_request(
     number: int,
     a: ModelCallEvent,
-    left: dict[str, Any],
-    right: dict[str, Any],
+    left: JsonObject,
+    right: JsonObject,
     notes: list[OneSided],
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[JsonObject, JsonObject]:
     """The two model calls without the request fields only one side carries (strict replay's
     rule, A as the recording), each such field noted."""
-    if not isinstance(left.get("request"), dict) or not isinstance(right.get("request"), dict):
+    asked_a, asked_b = left.get("request"), right.get("request")
+    if not isinstance(asked_a, dict) or not isinstance(asked_b, dict):
         return left, right
     found = requests.compare(
-        ModelRequest.from_doc(left["request"]),
-        ModelRequest.from_doc(right["request"]),
+        ModelRequest.from_doc(asked_a),
+        ModelRequest.from_doc(asked_b),
         (),
         unrecorded=a.missing,
     ).one_sided
     for field in found:
-        side = 0 if field.carried_by == requests.RECORDING else 1
+        side: Literal[0, 1] = 0 if field.carried_by == requests.RECORDING else 1
         notes.append(OneSided(number, field.path, side, field.value))
     paths = [f.path for f in found]
     return (
-        {**left, "request": _without(left["request"], paths)},
-        {**right, "request": _without(right["request"], paths)},
+        {**left, "request": _without(asked_a, paths)},
+        {**right, "request": _without(asked_b, paths)},
     )
 
 
-def _without(request: dict[str, Any], paths: Sequence[str]) -> dict[str, Any]:
-    out: dict[str, Any] = normalize(request, paths)
+def _without(request: JsonObject, paths: Sequence[str]) -> JsonObject:
+    out: JsonObject = normalize(request, paths)
     if out.get("params") == {} and request.get("params") != {}:
         out = {k: v for k, v in out.items() if k != "params"}  # held only one-sided fields
     return out
 
 
 def _writes(
-    found: Sequence[tuple[Step, Pair]], a: Sequence[Event], b: Sequence[Event]
+    found: Sequence[tuple[StepDiff, Pair]], a: Sequence[Event], b: Sequence[Event]
 ) -> tuple[Write, ...]:
     """The changed steps that are writes the world sees."""
     writers_a, writers_b = _writers(a), _writers(b)
@@ -279,7 +285,7 @@ def _writers(events: Sequence[Event]) -> set[int]:
     return found
 
 
-def _call_only(doc: dict[str, Any]) -> dict[str, Any]:
+def _call_only(doc: JsonObject) -> JsonObject:
     return {k: v for k, v in doc.items() if k in ("tool", "arguments")}
 
 
@@ -313,7 +319,7 @@ def _effects(a: Sequence[Event], b: Sequence[Event]) -> tuple[tuple[str, int, in
     return tuple((k, count_a[k], count_b[k]) for k in kinds if count_a[k] != count_b[k])
 
 
-def _reordered(changed: Sequence[Step]) -> tuple[str, ...]:
+def _reordered(changed: Sequence[StepDiff]) -> tuple[str, ...]:
     """Tools called on both sides at steps the alignment could not match: moved."""
     dropped = {s.tool for s in changed if s.change == "dropped" and s.tool}
     added = {s.tool for s in changed if s.change == "added" and s.tool}

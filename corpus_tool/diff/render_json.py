@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from corpus_tool.diff.pair import OneSided, PairDiff, Step, Write
+from corpus_tool.diff.pair import OneSided, PairDiff, StepDiff, Write
 from corpus_tool.diff.suites import SuiteDiff
-from corpus_tool.diff.verdict import Verdict
+from corpus_tool.diff.verdict import DiffVerdict
 from corpus_tool.model.field_diff import FieldDiff
+from corpus_tool.model.json import JsonObject
 from corpus_tool.model.values import ABSENT
 
 
-def pair_data(diff: PairDiff, verdict: Verdict) -> dict[str, Any]:
+def pair_data(diff: PairDiff, verdict: DiffVerdict) -> JsonObject:
     """One comparison of two runs (A, then B)."""
     return {
         "kind": "pair",
@@ -38,12 +37,12 @@ def pair_data(diff: PairDiff, verdict: Verdict) -> dict[str, Any]:
     }
 
 
-def verdict_data(verdict: Verdict) -> dict[str, Any]:
+def verdict_data(verdict: DiffVerdict) -> JsonObject:
     """The verdict, its reasons, and the judge's opinion (null when no judge was asked)."""
     return {"verdict": verdict.verdict, "reasons": list(verdict.reasons), "judge": verdict.judge}
 
 
-def step_data(step: Step) -> dict[str, Any]:
+def step_data(step: StepDiff) -> JsonObject:
     """One differing step."""
     return {
         "step": step.number,
@@ -57,9 +56,9 @@ def step_data(step: Step) -> dict[str, Any]:
     }
 
 
-def field_data(diff: FieldDiff) -> dict[str, Any]:
+def field_data(diff: FieldDiff) -> JsonObject:
     """A differing field: its path and each side's value (a side that lacks it is left out)."""
-    out: dict[str, Any] = {"path": diff.path}
+    out: JsonObject = {"path": diff.path}
     if diff.expected is not ABSENT:
         out["a"] = diff.expected
     if diff.actual is not ABSENT:
@@ -67,7 +66,7 @@ def field_data(diff: FieldDiff) -> dict[str, Any]:
     return out
 
 
-def _note(note: OneSided) -> dict[str, Any]:
+def _note(note: OneSided) -> JsonObject:
     return {
         "step": note.step,
         "path": note.path,
@@ -77,7 +76,7 @@ def _note(note: OneSided) -> dict[str, Any]:
     }
 
 
-def _write(write: Write) -> dict[str, Any]:
+def _write(write: Write) -> JsonObject:
     return {
         "step": write.step,
         "change": write.change,
@@ -87,7 +86,7 @@ def _write(write: Write) -> dict[str, Any]:
     }
 
 
-def _arguments(step: Step) -> dict[str, Any]:
+def _arguments(step: StepDiff) -> JsonObject:
     changed = [d for d in step.diffs if d.path.startswith("$.arguments")]
     return {
         "step": step.number,
@@ -98,14 +97,14 @@ def _arguments(step: Step) -> dict[str, Any]:
     }
 
 
-def suite_data(suite: SuiteDiff) -> dict[str, Any]:
+def suite_data(suite: SuiteDiff) -> JsonObject:
     """Two whole runs: per-case verdicts and the distribution shift."""
     shift = suite.shift
     per_case = shift.per_case()
     return {
         "kind": "runs",
         "verdict": suite.worst,
-        "summary": suite.counts(),
+        "summary": dict(suite.counts()),
         "cases": [
             {"case": c.case, **verdict_data(c.verdict)}
             | ({"diff": pair_data(c.diff, c.verdict)} if c.diff is not None else {})

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from corpus_tool.diff.pair import PairDiff, Step, shown_value
+from corpus_tool.diff.pair import PairDiff, StepDiff, shown_value
 from corpus_tool.diff.suites import SuiteDiff
-from corpus_tool.diff.verdict import Verdict
+from corpus_tool.diff.verdict import DiffVerdict
 from corpus_tool.model.field_diff import FieldDiff
 
 
-def headline(verdict: Verdict) -> str:
+def headline(verdict: DiffVerdict) -> str:
     """`regression: the output lost R900; worse ending: submitted -> unknown`."""
     why = "; ".join(verdict.reasons)
     return f"{verdict.verdict}: {why}" if why else verdict.verdict
 
 
-def pair_lines(diff: PairDiff, verdict: Verdict, names: tuple[str, str] = ("A", "B")) -> list[str]:
+def pair_lines(
+    diff: PairDiff, verdict: DiffVerdict, names: tuple[str, str] = ("A", "B")
+) -> list[str]:
     """The verdict first, then every difference."""
     lines = [headline(verdict)]
     if diff.first is not None:
@@ -29,16 +31,16 @@ def pair_lines(diff: PairDiff, verdict: Verdict, names: tuple[str, str] = ("A", 
     return lines
 
 
-def _where(step: Step, names: tuple[str, str]) -> str:
+def _where(step: StepDiff, names: tuple[str, str]) -> str:
     return f"step {step.number} ({_seqs(step, names)}): {step.a or step.b}"
 
 
-def _seqs(step: Step, names: tuple[str, str]) -> str:
+def _seqs(step: StepDiff, names: tuple[str, str]) -> str:
     parts = [f"{n} seq {s}" for n, s in zip(names, (step.a_seq, step.b_seq), strict=True) if s]
     return ", ".join(parts)
 
 
-def _sides(step: Step, names: tuple[str, str]) -> str:
+def _sides(step: StepDiff, names: tuple[str, str]) -> str:
     if step.change == "dropped":
         return f"only in {names[0]} (seq {step.a_seq}): {step.a}"
     if step.change == "added":
@@ -110,7 +112,7 @@ def _shift_rows(suite: SuiteDiff, row: str) -> list[str]:
     return lines
 
 
-def pair_markdown(diff: PairDiff, verdict: Verdict) -> list[str]:
+def pair_markdown(diff: PairDiff, verdict: DiffVerdict) -> list[str]:
     """Markdown: the verdict as a heading, the steps as a table, the facts as a list."""
     lines = [f"### `{verdict.verdict}`", "", *(f"- {r}" for r in verdict.reasons), ""]
     if diff.steps:

@@ -9,7 +9,6 @@ usage) differ between any two runs without the behaviour differing, so they are 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from corpus_tool.model.events import (
     ErrorEvent,
@@ -20,6 +19,7 @@ from corpus_tool.model.events import (
     StateChangeEvent,
     ToolCallEvent,
 )
+from corpus_tool.model.json import Json, JsonObject
 from corpus_tool.model.trace import Terminal
 from corpus_tool.replay.matching import normalize
 
@@ -53,34 +53,42 @@ def key(event: Event) -> tuple[str, ...]:
     return (event.type,)
 
 
-def compared(event: Event, ignored: Iterable[str]) -> dict[str, Any]:
+def compared(event: Event, ignored: Iterable[str]) -> JsonObject:
     """The event's fields that a comparison looks at."""
-    doc = {k: v for k, v in event.to_doc().items() if k not in NEVER_COMPARED}
+    doc: JsonObject = {k: v for k, v in event.to_doc().items() if k not in NEVER_COMPARED}
     if isinstance(event, ModelCallEvent):
-        for call in doc["response"].get("tool_calls") or []:
-            call.pop("id", None)  # a model's call ids are fresh in every run
-    out: dict[str, Any] = drop(doc, ignored)
-    return out
+        _without_call_ids(doc["response"])  # a model's call ids are fresh in every run
+    return drop(doc, ignored)
 
 
-def terminal_doc(terminal: Terminal, ignored: Iterable[str]) -> dict[str, Any]:
+def _without_call_ids(response: Json) -> None:
+    calls = response.get("tool_calls") if isinstance(response, dict) else None
+    for call in calls if isinstance(calls, list) else []:
+        if isinstance(call, dict):
+            call.pop("id", None)
+
+
+def terminal_doc(terminal: Terminal, ignored: Iterable[str]) -> JsonObject:
     """The terminal as compared: status and output (`--ignore output` drops the output)."""
-    out: dict[str, Any] = drop({"status": terminal.status, "output": terminal.output}, ignored)
-    return out
+    return drop({"status": terminal.status, "output": terminal.output}, ignored)
 
 
-def drop(value: Any, ignored: Iterable[str]) -> Any:
-    """`value` without the ignored fields."""
+def drop(doc: JsonObject, ignored: Iterable[str]) -> JsonObject:
+    """`doc` without the ignored fields."""
     for name in ignored:
-        value = normalize(value, [name]) if "." in name else _without(value, name)
-    return value
+        doc = normalize(doc, [name]) if "." in name else _without(doc, name)
+    return doc
 
 
-def _without(value: Any, name: str) -> Any:
+def _without(doc: JsonObject, name: str) -> JsonObject:
+    return {k: _without_anywhere(v, name) for k, v in doc.items() if k != name}
+
+
+def _without_anywhere(value: Json, name: str) -> Json:
     if isinstance(value, Mapping):
-        return {k: _without(v, name) for k, v in value.items() if k != name}
+        return _without(value, name)
     if isinstance(value, list):
-        return [_without(v, name) for v in value]
+        return [_without_anywhere(v, name) for v in value]
     return value
 
 

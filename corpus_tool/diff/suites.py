@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from corpus_tool.diff.inputs import Run, Suite
 from corpus_tool.diff.pair import PairDiff, compare
-from corpus_tool.diff.verdict import VERDICTS, Verdict, with_judge
+from corpus_tool.diff.verdict import VERDICTS, DiffVerdict, with_judge
 
 Ask = Callable[[Run, Run, PairDiff], "str | None"]
 """The judge's opinion on one pair (None: no judge)."""
@@ -20,7 +20,7 @@ class CaseDiff:
     """One case's verdict, and its diff when both runs are there to compare."""
 
     case: str
-    verdict: Verdict
+    verdict: DiffVerdict
     diff: PairDiff | None = None
 
 
@@ -75,10 +75,10 @@ def compare_suites(
             pairs.append(diff)
         elif run_a is not None:
             why = "missing from head" if b is None else f"did not run on head ({b.verdict})"
-            out.append(CaseDiff(case, Verdict("regression", (why,))))
+            out.append(CaseDiff(case, DiffVerdict("regression", (why,))))
         elif run_b is not None:
             why = "new in head" if a is None else f"did not run on base ({a.verdict})"
-            out.append(CaseDiff(case, Verdict("changed", (why,))))
+            out.append(CaseDiff(case, DiffVerdict("changed", (why,))))
         else:
             skipped.append(case)
     return SuiteDiff(tuple(out), _shift(pairs), tuple(skipped))

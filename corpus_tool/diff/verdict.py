@@ -8,19 +8,23 @@ for review (`worse` or `wrong` give `warning`, which never blocks).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from corpus_tool.diff.pair import PairDiff
 
-VERDICTS = ("identical", "benign", "changed", "warning", "regression")
+Severity = Literal["identical", "benign", "changed", "warning", "regression"]
+"""How much a difference matters; a diff's `regression` is a structural loss between two runs
+(not the gate's, which is a case that passed on the base and fails now)."""
+VERDICTS: tuple[Severity, ...] = ("identical", "benign", "changed", "warning", "regression")
 """From no difference to a block; only `regression` fails a command (exit 1)."""
 OPINIONS = ("better", "same", "worse", "wrong")
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """The verdict, the reasons behind it, and the judge's opinion if one was asked."""
+class DiffVerdict:
+    """The verdict on a diff, the reasons behind it, and the judge's opinion if one was asked."""
 
-    verdict: str
+    verdict: Severity
     reasons: tuple[str, ...]
     judge: str | None = None
 
@@ -46,30 +50,30 @@ def losses(diff: PairDiff) -> list[str]:
     return found + [w.text() for w in diff.writes]
 
 
-def structural(diff: PairDiff) -> Verdict:
+def structural(diff: PairDiff) -> DiffVerdict:
     """The verdict without a judge."""
     if diff.identical:
-        return Verdict("identical", ())
+        return DiffVerdict("identical", ())
     lost = losses(diff)
     if lost:
-        return Verdict("regression", tuple(lost))
+        return DiffVerdict("regression", tuple(lost))
     if all(s.wording for s in diff.steps) and diff.terminal[0] == diff.terminal[1]:
-        return Verdict("benign", ("only wording differs",))
-    return Verdict("changed", tuple(_changes(diff)))
+        return DiffVerdict("benign", ("only wording differs",))
+    return DiffVerdict("changed", tuple(_changes(diff)))
 
 
-def with_judge(diff: PairDiff, opinion: str | None) -> Verdict:
+def with_judge(diff: PairDiff, opinion: str | None) -> DiffVerdict:
     """The structural verdict, combined with the judge's opinion (None: no judge asked)."""
     base = structural(diff)
     if opinion is None or base.verdict == "identical":
         return base
     if base.verdict == "regression":
         agree = "; the judge agrees: wrong" if opinion == "wrong" else f"; the judge says {opinion}"
-        return Verdict("regression", (*base.reasons[:-1], base.reasons[-1] + agree), opinion)
+        return DiffVerdict("regression", (*base.reasons[:-1], base.reasons[-1] + agree), opinion)
     if opinion in ("worse", "wrong"):
         why = f"the judge says {opinion}, with no structural loss: review it (never a block)"
-        return Verdict("warning", (*base.reasons, why), opinion)
-    return Verdict(base.verdict, base.reasons, opinion)
+        return DiffVerdict("warning", (*base.reasons, why), opinion)
+    return DiffVerdict(base.verdict, base.reasons, opinion)
 
 
 def _changes(diff: PairDiff) -> list[str]:
