@@ -15,9 +15,10 @@ from typing import Any
 
 from corpus_tool.errors import InputError
 from corpus_tool.io import files
+from corpus_tool.model.results import Results
 from corpus_tool.model.waiver import Waiver
 from corpus_tool.store.corpus import Corpus
-from corpus_tool.waivers.book import Book, unused_in
+from corpus_tool.waivers.book import Book, unused
 
 SOON_DAYS = 14
 """Waivers expiring within this many days are listed."""
@@ -53,9 +54,7 @@ class Status:
     unused: tuple[Waiver, ...] | None  # None: no results given
 
 
-def status(
-    corpus: Corpus, book: Book, today: date, results: Mapping[str, Any] | None = None
-) -> Status:
+def status(corpus: Corpus, book: Book, today: date, results: Results | None = None) -> Status:
     """The status of the corpus on `today`; `results`: a results document, for unused waivers."""
     counts: Counter[tuple[str, str]] = Counter()
     unreadable: list[str] = []
@@ -74,7 +73,7 @@ def status(
         drift=tuple(drift),
         expiring=tuple(w for w in book.active if w.expires <= soon),
         expired=book.expired,
-        unused=None if results is None else tuple(unused_in(book, results.get("cases") or [])),
+        unused=None if results is None else tuple(unused(book, results.cases)),
     )
 
 
