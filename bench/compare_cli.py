@@ -2,68 +2,309 @@
 
     python bench/compare_cli.py BASE_REV
 
-Checks out BASE_REV into a temporary git worktree, runs the same commands with both trees'
-code (this interpreter, each tree first on PYTHONPATH) on each tree's example corpus, and
-compares stdout, stderr, exit status, the results JSON and the JUnit file after blanking
-wall-clock durations. Exit 0 when every output is byte-identical, 1 with a unified diff when
-not. What a refactor promises ("no user sees a difference") is checked by running it.
+Checks out BASE_REV into a temporary git worktree and, for each tree, copies its example corpus,
+incidents and agent into a scratch git repository (pinned author and dates, so commits hash the
+same) and runs every command there with that tree's code (this interpreter, the tree first on
+PYTHONPATH, a fixed redaction key): `--help` of the top level and of every command and
+subcommand, each command in text and JSON, the writing commands (init, add, mv, forget, migrate,
+keygen, waivers new, minimize, gate) on the scratch copy, and error paths. It compares stdout,
+stderr, exit status, every file a command was asked to write and, at the end, every file of the
+scratch repository, after blanking what differs between two runs of the same code (wall-clock
+durations, the scratch directory, a fresh key; the scratch commits' hashes, which differ only if
+the two trees' examples do). Exit 0 when every output is byte-identical, 1 with a unified diff of
+each one that is not; the last line says how many were compared. What a refactor promises ("no
+user sees a difference") is checked by running it: about a minute and a half on 2 cores.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = {
-    "check": ["check"],
-    "check-lenient": ["check", "--mode", "lenient"],
-    "check-json": ["check", "--format", "json"],
-    "replay-one": ["replay", "refund-wrong-unit"],
-    "validate": ["validate"],
-    "validate-json": ["validate", "--format", "json"],
-    "files": ["replay", "--results", "{out}/results.json", "--junit", "{out}/junit.xml"],
+KEY = "compare-key-0123456789abcdef0123456789abcdef"
+EMAIL = "jane.doe@example.com"
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Compare Author",
+    "GIT_AUTHOR_EMAIL": "author@example.invalid",
+    "GIT_COMMITTER_NAME": "Compare Author",
+    "GIT_COMMITTER_EMAIL": "author@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
 }
+COPIED = ("corpus", "incidents", "refund_agent")  # what of each tree's examples/ the scratch holds
+COMMANDS = [
+    *("init", "add", "validate", "mv", "affected", "replay", "check", "gate", "waivers"),
+    *("status", "migrate", "explain", "minimize", "diff", "keygen", "forget"),
+]
+WAIVERS = ("list", "new", "expired", "unused")
+GIT = "git"  # a step that runs git in the scratch repository, its output not compared
+
+# In order, each a command line run in the scratch repository, which holds the example corpus at
+# examples/corpus and gets a corpus of its own at fresh/ (`init`, filled by `add` under KEY).
+# "{o}" is a directory of the step's own outside the repository, whose files are outputs too;
+# "{results}" and "{lenient}" the results JSON the steps "files" and "check-files" wrote. Read-only
+# commands first, then the ones that write.
+STEPS: list[tuple[str, str]] = [
+    ("help", "--help"),
+    ("version", "--version"),
+    *((f"{c}-help", f"{c} --help") for c in COMMANDS),
+    *((f"waivers-{a}-help", f"waivers {a} --help") for a in WAIVERS),
+    ("no-command", ""),
+    ("unknown-command", "nosuch"),
+    ("unknown-option", "-C examples/corpus check --nosuch"),
+    ("check", "-C examples/corpus check"),
+    ("check-lenient", "-C examples/corpus check --mode lenient"),
+    ("check-json", "-C examples/corpus check --format json"),
+    ("check-files", "-C examples/corpus check --mode lenient --results {o}/lenient.json"),
+    ("replay-one", "-C examples/corpus replay refund-wrong-unit"),
+    ("replay-one-json", "-C examples/corpus replay refund-wrong-unit --format json"),
+    ("replay-diff-verbose", "-C examples/corpus replay refund-wrong-unit --diff -v"),
+    ("replay-repeat", "-C examples/corpus replay refund-success --repeat 2 --mode lenient"),
+    ("replay-tier", "-C examples/corpus replay --tier full"),
+    ("replay-unknown-case", "-C examples/corpus replay no-such-case"),
+    ("files", "-C examples/corpus replay --results {o}/results.json --junit {o}/junit.xml"),
+    ("validate", "-C examples/corpus validate"),
+    ("validate-json", "-C examples/corpus validate --format json"),
+    (
+        "validate-paths",
+        "-C examples/corpus validate examples/corpus/cases/refund-success examples/corpus/waivers",
+    ),
+    ("validate-no-cache", "-C examples/corpus validate --no-cache"),
+    ("validate-missing-file", "-C examples/corpus validate no/such/file.yaml"),
+    ("validate-staged", "-C examples/corpus validate --staged"),
+    ("status", "-C examples/corpus status"),
+    ("status-json", "-C examples/corpus status --format json"),
+    ("status-results", "-C examples/corpus status --results {results}"),
+    ("status-results-json", "-C examples/corpus status --results {results} --format json"),
+    ("explain", "explain"),
+    ("explain-json", "explain --format json"),
+    ("explain-check", "explain tools.args"),
+    ("explain-key-json", "explain tools --format json"),
+    ("explain-unknown", "explain no.such.check"),
+    ("waivers-list", "-C examples/corpus waivers list"),
+    ("waivers-list-json", "-C examples/corpus waivers list --format json"),
+    ("waivers-expired", "-C examples/corpus waivers expired"),
+    ("waivers-expired-json", "-C examples/corpus waivers expired --format json"),
+    ("waivers-unused", "-C examples/corpus waivers unused"),
+    ("waivers-unused-results", "-C examples/corpus waivers unused --results {results}"),
+    ("waivers-unused-json", "-C examples/corpus waivers unused --results {results} --format json"),
+    ("diff-cases", "-C examples/corpus diff refund-success refund-wrong-unit"),
+    ("diff-cases-json", "-C examples/corpus diff refund-success refund-wrong-unit --format json"),
+    ("diff-markdown", "-C examples/corpus diff refund-success refund-wrong-unit --format markdown"),
+    ("diff-ignore", "-C examples/corpus diff refund-success refund-wrong-unit --ignore amount"),
+    (
+        "diff-paths",
+        "-C examples/corpus diff examples/corpus/cases/refund-success/trace.yaml "
+        "examples/corpus/cases/refund-success",
+    ),
+    ("diff-results", "-C examples/corpus diff {results} {lenient}"),
+    ("diff-results-json", "-C examples/corpus diff {results} {lenient} --format json"),
+    ("diff-missing-file", "-C examples/corpus diff no/such/trace.yaml refund-success"),
+    ("diff-unknown-case", "-C examples/corpus diff no-such-case refund-success"),
+    ("affected", "-C examples/corpus affected --base HEAD~1"),
+    ("affected-explain", "-C examples/corpus affected --base HEAD~1 --explain"),
+    ("affected-json", "-C examples/corpus affected --base HEAD~1 --format json"),
+    ("affected-text", "-C examples/corpus affected --base HEAD~1 --format text"),
+    ("affected-pytest", "-C examples/corpus affected --base HEAD~1 --format pytest"),
+    (
+        "affected-matrix",
+        "-C examples/corpus affected --base HEAD~2 --format github-matrix --shard 2",
+    ),
+    ("affected-shard", "-C examples/corpus affected --base HEAD~2 --shard 1/2 --tier fast"),
+    ("affected-bad-rev", "-C examples/corpus affected --base no-such-rev"),
+    ("gate", "-C examples/corpus gate --base HEAD~1 --junit {o}/junit.xml --markdown {o}/pr.md"),
+    ("gate-json", "-C examples/corpus gate --base HEAD~1 --format json"),
+    ("gate-files", "-C examples/corpus gate {results} {lenient}"),
+    ("gate-files-json", "-C examples/corpus gate {results} {lenient} --format json"),
+    ("gate-files-markdown", "-C examples/corpus gate {results} {lenient} --markdown {o}/pr.md"),
+    ("gate-missing-file", "-C examples/corpus gate no/such/base.json {results}"),
+    ("keygen-show-id", "-C examples/corpus keygen --show-id"),
+    ("keygen", "keygen"),
+    ("keygen-output", "keygen --output {o}/new.key"),
+    ("keygen-inside-repo", "-C examples/corpus keygen --output examples/corpus/in-repo.key"),
+    ("init", "init fresh"),
+    ("init-again", "init fresh"),
+    ("keygen-show-id-empty", "-C fresh keygen --show-id"),
+    ("add", "-C fresh add examples/incidents/refund-success.json"),
+    (
+        "add-json",
+        "-C fresh add examples/incidents/refund-wrong-unit.json --id wrong --tier full --json",
+    ),
+    ("add-slice", "-C fresh add examples/incidents/inventory-zero-stock.json --id sliced --end 3"),
+    ("add-twice", "-C fresh add examples/incidents/refund-success.json"),
+    ("add-force", "-C fresh add examples/incidents/refund-success.json --force"),
+    ("add-email", "-C fresh add email.json --id emailed"),
+    ("add-directory", "-C fresh add examples/incidents --keep-going --json"),
+    ("add-missing-file", "-C fresh add no/such/incident.json"),
+    ("add-bad-id", "-C fresh add email.json --id 'Bad Id'"),
+    (GIT, "add -A"),
+    ("validate-staged-fresh", "validate --staged"),
+    ("affected-staged", "-C fresh affected --base HEAD --staged --format text"),
+    (GIT, "commit -q -m 'the fresh corpus'"),
+    ("keygen-show-id-fresh", "-C fresh keygen --show-id"),
+    ("validate-fresh-json", "-C fresh validate --format json"),
+    ("status-fresh", "-C fresh status"),
+    ("forget-dry-run", "-C fresh forget jane.doe@example.com --dry-run"),
+    ("forget-dry-run-json", "-C fresh forget jane.doe@example.com --dry-run --format json"),
+    ("forget", "-C fresh forget jane.doe@example.com"),
+    ("forget-again-json", "-C fresh forget jane.doe@example.com --format json"),
+    ("forget-other-key", "-C examples/corpus forget jane.doe@example.com --dry-run"),
+    (GIT, "commit -q -a -m 'forget a value'"),
+    ("mv", "-C examples/corpus mv refund-wrong-unit refund-units"),
+    ("affected-worktree", "-C examples/corpus affected --base HEAD --worktree --explain"),
+    ("gate-worktree", "-C examples/corpus gate --base HEAD"),
+    ("mv-back-json", "-C examples/corpus mv refund-units refund-wrong-unit --format json"),
+    ("mv-unknown-case", "-C examples/corpus mv no-such-case another"),
+    ("mv-taken", "-C examples/corpus mv refund-success refund-wrong-unit"),
+    ("migrate-dry-run", "-C examples/corpus migrate --dry-run"),
+    ("migrate", "-C examples/corpus migrate"),
+    ("migrate-json", "-C examples/corpus migrate --format json"),
+    (
+        "waivers-new",
+        "-C examples/corpus waivers new refund-wrong-unit --check tools.args "
+        "--reason 'units fixed next sprint' --owner jane --expires 2099-12-31 --ticket T-7",
+    ),
+    (
+        "waivers-new-json",
+        "-C examples/corpus waivers new inventory-zero-stock --check all "
+        "--reason kept --owner jane --expires 2099-12-31 --id W-0100 --format json",
+    ),
+    (
+        "waivers-new-unknown-case",
+        "-C examples/corpus waivers new no-such-case --check all "
+        "--reason r --owner o --expires 2099-12-31",
+    ),
+    ("waivers-list-after", "-C examples/corpus waivers list"),
+    ("minimize-dry-run", "-C examples/corpus minimize create-refund-lost-retry --dry-run"),
+    (
+        "minimize-lenient-json",
+        "-C examples/corpus minimize check-refund-timeout-retry --dry-run "
+        "--mode lenient --format json",
+    ),
+    (
+        "minimize-until",
+        "-C examples/corpus minimize create-refund-lost-retry --until ConnectionResetError "
+        "--max-replays 3 --dry-run",
+    ),
+    ("minimize-no-trigger", "-C examples/corpus minimize refund-wrong-unit --dry-run"),
+    ("minimize", "-C examples/corpus minimize create-refund-lost-retry"),
+    ("minimize-unknown-case", "-C examples/corpus minimize no-such-case"),
+    ("validate-after", "-C examples/corpus validate"),
+]
 _TIMES = [
     (re.compile(r'"duration_ms": [0-9.]+'), '"duration_ms": X'),
     (re.compile(r'time="[0-9.]+"'), 'time="X"'),
     (re.compile(r"\] [0-9]+ ms"), "] X ms"),
 ]
+# A fresh key is random by design: blank it and its id, in the steps that make one only.
+_FRESH_KEY = [(re.compile(r"k-[0-9a-f]{12}"), "k-X"), (re.compile(r"^\S{40,}$", re.M), "KEY")]
+_FRESH = {"keygen", "keygen-output"}
 
 
 def outputs(tree: Path, scratch: Path) -> dict[str, str]:
-    """Every output of every command, run with `tree`'s code on `tree`'s example corpus."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "CORPUS_CACHE_DIR": str(scratch / "cache")}
+    """Every output of every step, run with `tree`'s code on a copy of `tree`'s examples."""
+    work = scratch / "repo"
+    _scratch_repo(tree, work)
+    env = {
+        **os.environ,
+        **GIT_ENV,
+        "PYTHONPATH": str(tree),
+        "CORPUS_CACHE_DIR": str(scratch / "cache"),
+        "CORPUS_REDACTION_KEY": KEY,
+    }
+    env.pop("GITHUB_STEP_SUMMARY", None)
     found: dict[str, str] = {}
-    for name, args in COMMANDS.items():
-        out = scratch / name
-        out.mkdir(parents=True)
-        argv = [a.format(out=out) for a in args]
-        done = subprocess.run(
-            [sys.executable, "-m", "corpus_tool", "-C", "examples/corpus", *argv],
-            cwd=tree,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
+    for name, line in STEPS:
+        if name == GIT:
+            _git(work, *shlex.split(line))
+        else:
+            found.update(_run_step(name, line, work, env))
+    kept = (
+        p for p in work.rglob("*") if p.is_file() and not {".git", "__pycache__"} & set(p.parts)
+    )
+    for path in sorted(kept):  # bytecode differs by tree: it is no output of the CLI
+        found[f"repo: {path.relative_to(work)}"] = path.read_bytes().decode(
+            "utf-8", "backslashreplace"
         )
-        found[f"{name}: exit"] = str(done.returncode)
-        found[f"{name}: stdout"] = done.stdout
-        found[f"{name}: stderr"] = done.stderr
-        for written in sorted(out.iterdir()):
-            found[f"{name}: {written.name}"] = written.read_text(encoding="utf-8")
-    return {k: _blank_times(v) for k, v in found.items()}
+    commits = _git(work, "log", "--format=%H", "--all").split()
+    return {k: _blank(v, scratch, commits, k.split(":")[0] in _FRESH) for k, v in found.items()}
 
 
-def _blank_times(text: str) -> str:
-    for pattern, blank in _TIMES:
+def _run_step(name: str, line: str, work: Path, env: dict[str, str]) -> dict[str, str]:
+    out = work.parent / "out" / name
+    out.mkdir(parents=True)
+    results, lenient = out.parent / "files/results.json", out.parent / "check-files/lenient.json"
+    args = [a.format(o=out, results=results, lenient=lenient) for a in shlex.split(line)]
+    done = subprocess.run(
+        [sys.executable, "-m", "corpus_tool", *args],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = {f"{name}: exit": str(done.returncode), f"{name}: stdout": done.stdout}
+    found[f"{name}: stderr"] = done.stderr
+    for written in sorted(out.iterdir()):
+        found[f"{name}: {written.name}"] = written.read_text(encoding="utf-8")
+    return found
+
+
+def _scratch_repo(tree: Path, work: Path) -> None:
+    """A git repository holding the tree's example corpus, incidents and agent, in three commits:
+    the examples; a prompt change (every case affected); an inventory change (its cases only)."""
+    for part in COPIED:
+        shutil.copytree(tree / "examples" / part, work / "examples" / part)
+    incident = json.loads((tree / "examples/incidents/refund-success.json").read_text("utf-8"))
+    incident["input"]["userMessage"] += f" Write to {EMAIL}."
+    (work / "email.json").write_text(json.dumps(incident, indent=2) + "\n", encoding="utf-8")
+    _git(work, "init", "-q", "-b", "main")
+    _commit(work, "the examples")
+    prompt = work / "examples/refund_agent/prompts/refund-v13.txt"
+    prompt.write_text(prompt.read_text("utf-8") + "\n", encoding="utf-8")
+    _commit(work, "a prompt change")
+    calc = work / "examples/refund_agent/inventory/calc.py"
+    calc.write_text(calc.read_text("utf-8") + "# reviewed\n", encoding="utf-8")
+    _commit(work, "an inventory change")
+
+
+def _commit(work: Path, message: str) -> None:
+    _git(work, "add", "-A")
+    _git(work, "commit", "-q", "-m", message)
+
+
+def _git(work: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV}
+    done = subprocess.run(
+        ["git", *args], cwd=work, env=env, check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+def _blank(text: str, scratch: Path, commits: list[str], fresh: bool) -> str:
+    text = text.replace(str(scratch), "<scratch>")
+    for n, commit in enumerate(commits):  # pinned dates: they differ only if the examples do
+        text = re.sub(rf"\b{commit[:7]}[0-9a-f]*\b", _commit_blank(n), text)
+    for pattern, blank in _TIMES + (_FRESH_KEY if fresh else []):
         text = pattern.sub(blank, text)
     return text
+
+
+def _commit_blank(n: int) -> Callable[[re.Match[str]], str]:
+    return lambda found: f"<commit {n}:{len(found[0])}>"  # the length stays compared
 
 
 def main(argv: list[str]) -> int:
@@ -76,17 +317,24 @@ def main(argv: list[str]) -> int:
             ["git", "worktree", "add", "--detach", "-q", str(base), argv[0]], cwd=ROOT, check=True
         )
         try:
-            before = outputs(base, Path(tmp) / "before")
-            after = outputs(ROOT, Path(tmp) / "after")
+            with ThreadPoolExecutor(2) as pool:  # the two sides share nothing: run them at once
+                scratch = (Path(tmp) / "before", Path(tmp) / "after")
+                before, after = pool.map(outputs, (base, ROOT), scratch)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=ROOT)
-    changed = [k for k in before if before[k] != after.get(k)]
+    return report(before, after, argv[0])
+
+
+def report(before: dict[str, str], after: dict[str, str], rev: str) -> int:
+    """Print a unified diff of each differing output and the count; 1 when any differs."""
+    keys = list(before) + [k for k in after if k not in before]
+    changed = [k for k in keys if before.get(k) != after.get(k)]
     for key in changed:
         diff = difflib.unified_diff(
-            before[key].splitlines(), after.get(key, "").splitlines(), key, key, lineterm=""
+            before.get(key, "").splitlines(), after.get(key, "").splitlines(), key, key, lineterm=""
         )
         print("\n".join(diff))
-    print(f"{len(before)} outputs compared, {len(changed)} differ from {argv[0]}")
+    print(f"{len(keys)} outputs compared, {len(changed)} differ from {rev}")
     return 1 if changed else 0
 
 

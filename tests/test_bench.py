@@ -6,7 +6,9 @@ measured against its baseline and written where the README says.
 
 from __future__ import annotations
 
+import argparse
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +54,26 @@ def test_the_bench_command_measures_every_figure_on_a_tiny_corpus(tmp_path: Path
     assert all(v != "not installed" for v in document["machine"]["versions"].values())
     table = done.stdout
     assert table.count("\n| ") == len(rows) + 1 and "met" in table.splitlines()[0]
+
+
+def test_compare_cli_runs_every_command_and_subcommand_of_the_parser() -> None:
+    """A command added to the CLI and not to bench/compare_cli.py would escape the comparison."""
+    from bench import compare_cli
+    from corpus_tool.cli import parser
+
+    commands = _choices(parser())
+    assert sorted(compare_cli.COMMANDS) == sorted(commands)
+    assert sorted(compare_cli.WAIVERS) == sorted(_choices(commands["waivers"]))
+    steps = [(n, line) for n, line in compare_cli.STEPS if n != compare_cli.GIT]
+    run = {_command(line) for name, line in steps if not name.endswith("help")}
+    assert set(commands) <= run
+
+
+def _choices(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def _command(line: str) -> str:
+    words = shlex.split(line)
+    return words[2] if words[:1] == ["-C"] else (words or [""])[0]
