@@ -103,9 +103,10 @@ def _new(corpus: Corpus, draft: Draft, output: str, today: date, cwd: Path, out:
     if output == "json":
         out.write(files.json_text({"path": shown, "waiver": doc}))
         return 0
+    made = Waiver.from_doc(doc)
     out.write(
-        f"wrote {shown}: waives {', '.join(doc['checks'])} of case {doc['case']} until "
-        f"{doc['expires']} (owner {doc['owner']})\n"
+        f"wrote {shown}: waives {', '.join(made.checks)} of case {made.case} until "
+        f"{made.expires.isoformat()} (owner {made.owner})\n"
         f"commit it for review in the pull request: git add {shown}\n"
     )
     return 0

@@ -12,12 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from corpus_tool.errors import InputError
 from corpus_tool.io import files
 from corpus_tool.model.checks import ALL
 from corpus_tool.model.findings import Finding
+from corpus_tool.model.json import JsonObject
 from corpus_tool.model.results import Verdict
 from corpus_tool.model.waiver import ACTIVE, CHECK, EXPIRED, Broken, Waiver
 from corpus_tool.store.corpus import Corpus
@@ -39,7 +40,7 @@ class Book:
         """The active waivers of a case."""
         return tuple(w for w in self.active if w.case == case)
 
-    def entries(self) -> list[dict[str, Any]]:
+    def entries(self) -> list[JsonObject]:
         """Every waiver with its state, sorted by id: what a results document records."""
         found = [{**w.as_dict(), "state": ACTIVE} for w in self.active]
         found += [{**w.as_dict(), "state": EXPIRED} for w in self.expired]
