@@ -195,6 +195,7 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         from corpus_tool.grade import grade_checks
+        from corpus_tool.model.results import Verdict
         from corpus_tool.replay import results
         from corpus_tool.replay.runner import RunOptions, run_cases
         from corpus_tool.waivers.book import waive
@@ -204,12 +205,12 @@ class CaseItem(pytest.Item):
         pool = _pool(self.config, corpus)
         [result] = run_cases(corpus, [self.name], options, grader=grade_checks, pool=pool)
         result = waive(result, _book(self.config, corpus))
-        if result.verdict == "skipped":
+        if result.verdict is Verdict.SKIPPED:
             pytest.skip(result.reason or "skipped")
-        if result.verdict == "waived":  # it failed; a reviewed waiver expects that, for now
+        if result.verdict is Verdict.WAIVED:  # it failed; a reviewed waiver expects that, for now
             pytest.xfail(f"{results.reason(result)}; {results.waived_line(result)}")
-        if result.verdict in ("failed", "error") or (
-            result.verdict == "known_unknown" and result.failed_checks
+        if result.counts_as_failure or (
+            result.verdict is Verdict.KNOWN_UNKNOWN and result.failed_checks
         ):
             # the first line is what pytest's short summary shows: the root cause first
             mode = f" [{result.mode}]" if result.mode else ""

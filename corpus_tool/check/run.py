@@ -21,6 +21,7 @@ from corpus_tool.diff.render_text import pair_lines
 from corpus_tool.diff.verdict import structural
 from corpus_tool.grade import grade_checks
 from corpus_tool.io import escapes, files
+from corpus_tool.model.results import Verdict
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay import results as report
 from corpus_tool.replay.cases import CaseResult, load_case
@@ -39,6 +40,12 @@ class ReplayOptions:
     results: Path | None = None
     diff: bool = False
     verbose: bool = False
+
+
+QUIET = frozenset({Verdict.PASSED, Verdict.SKIPPED})
+"""Verdicts whose details the end of a text run leaves out (unless -v, or a waiver shows)."""
+DIFFED = frozenset({Verdict.FAILED, Verdict.WAIVED})
+"""Verdicts `--diff` shows the recording against the replay for."""
 
 
 def exit_code(results: Sequence[CaseResult]) -> int:
@@ -124,8 +131,8 @@ def _kept(options: ReplayOptions, result: CaseResult) -> CaseResult:
     of a case that passed or was skipped its verdict and notes."""
     if options.results is not None or options.output == "json":
         return result
-    if result.verdict not in ("passed", "skipped") or result.waivers or options.verbose:
-        keep_run = options.diff and result.verdict in ("failed", "waived")
+    if result.verdict not in QUIET or result.waivers or options.verbose:
+        keep_run = options.diff and result.verdict in DIFFED
         return result if keep_run else replace(result, trajectory=None)
     if options.junit is not None:  # a JUnit testcase of a passing case: no details
         return replace(result, trajectory=None, checks=(), output="", stack=())
@@ -157,7 +164,7 @@ def finish(
         details = report.detail_lines(result, options.verbose)
         if details and (result.counts_as_failure or result.waivers or options.verbose):
             out.write("\n" + escapes.lines([f"{result.case}:", *(f"  {d}" for d in details)]))
-            if options.diff and result.verdict in ("failed", "waived"):
+            if options.diff and result.verdict in DIFFED:
                 lines = recording_diff(corpus, result)
                 out.write("  diff (recording -> replay):\n")
                 out.write(escapes.lines(f"    {line}" for line in lines))
@@ -201,8 +208,7 @@ def recording_diff(corpus: Corpus, result: CaseResult) -> list[str]:
         return ["(the case did not run)"]
     trace = load_case(corpus, result.case).trace
     recording = Trajectory(trace.events, trace.terminal)
-    divergence = result.divergence.as_dict() if result.divergence else None
-    run = replayed(result.trajectory, divergence, result.case)
+    run = replayed(result.trajectory, result.divergence, result.case)
     found = compare(recording, run.trajectory)
     return pair_lines(found, structural(found), ("recording", "replay"))
 

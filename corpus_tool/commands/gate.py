@@ -10,10 +10,10 @@ from typing import TextIO
 
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.gate import render, render_markdown
-from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.policy import Decision, judge
 from corpus_tool.gate.revisions import Revisions, compare_revisions
 from corpus_tool.io import escapes, files
+from corpus_tool.model.results import read_results
 from corpus_tool.replay import results
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.runner import RunOptions
@@ -47,14 +47,14 @@ def gate(
     if options.revisions is None:
         base_path, head_path = _two(options.documents)
         base, head = read_results(base_path), read_results(head_path)
-        sides = render.Sides(str(base_path), str(head_path))
+        sides = render.SideNames(str(base_path), str(head_path))
         decision = judge(base, head, today)
     else:
         root = locate(directory, cwd)
         compared = compare_revisions(
             root, options.revisions, options.run, today, _tell(err), _say(err)
         )
-        sides = render.Sides(compared.base_label, compared.head_label)
+        sides = render.SideNames(compared.base_label, compared.head_label)
         decision = judge(compared.base, compared.head, today, compared.removed)
     _write(decision, sides, options, environ)
     if options.output == "json":
@@ -71,7 +71,7 @@ def _two(documents: tuple[Path, ...]) -> tuple[Path, Path]:
 
 
 def _write(
-    decision: Decision, sides: render.Sides, options: GateOptions, environ: Mapping[str, str]
+    decision: Decision, sides: render.SideNames, options: GateOptions, environ: Mapping[str, str]
 ) -> None:
     if options.junit is not None:
         files.atomic_write(options.junit, render.junit(decision))

@@ -6,9 +6,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.drift import SOON_DAYS, Status, status
 from corpus_tool.io import escapes, files
+from corpus_tool.model.results import read_results
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.waivers.book import read_book
 

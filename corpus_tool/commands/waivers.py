@@ -9,13 +9,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool.gate.documents import read_results
 from corpus_tool.io import escapes, files
-from corpus_tool.model.waiver import Waiver
+from corpus_tool.model.results import read_results
+from corpus_tool.model.waiver import ACTIVE, EXPIRED, Waiver
 from corpus_tool.store import recovery
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.store.faults import Steps
-from corpus_tool.waivers.book import ACTIVE, EXPIRED, Book, read_book, unused, unused_in, waive
+from corpus_tool.waivers.book import Book, read_book, unused, waive
 from corpus_tool.waivers.drafting import Draft, create, document
 
 
@@ -80,7 +80,7 @@ def _show(found: list[Waiver], what: str, output: str, out: TextIO, state: str) 
 def _unused(corpus: Corpus, book: Book, results: Path | None) -> list[Waiver]:
     """From a results document when given, else by replaying the waived cases now."""
     if results is not None:
-        return unused_in(book, read_results(results)["cases"])
+        return unused(book, read_results(results).cases)
     ids = sorted({str(w.case) for w in book.active})
     if not ids:
         return []
@@ -103,9 +103,10 @@ def _new(corpus: Corpus, draft: Draft, output: str, today: date, cwd: Path, out:
     if output == "json":
         out.write(files.json_text({"path": shown, "waiver": doc}))
         return 0
+    made = Waiver.from_doc(doc)
     out.write(
-        f"wrote {shown}: waives {', '.join(doc['checks'])} of case {doc['case']} until "
-        f"{doc['expires']} (owner {doc['owner']})\n"
+        f"wrote {shown}: waives {', '.join(made.checks)} of case {made.case} until "
+        f"{made.expires.isoformat()} (owner {made.owner})\n"
         f"commit it for review in the pull request: git add {shown}\n"
     )
     return 0

@@ -10,9 +10,11 @@ from typing import Any
 
 from corpus_tool.errors import InputError
 from corpus_tool.io import files, schema
-from corpus_tool.model.events import Event, ToolCallEvent, event_from_doc
+from corpus_tool.model.divergence import Divergence
+from corpus_tool.model.events import Event, ToolCallEvent
 from corpus_tool.model.json import JsonObject
-from corpus_tool.model.trace import Terminal, Trace, Trajectory
+from corpus_tool.model.results import CaseOutcome, Results, Verdict, results_from_doc
+from corpus_tool.model.trace import Trace, Trajectory
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,7 @@ class Run:
 class CaseRun:
     """One case of a results document: its verdict, and its run when it ran."""
 
-    verdict: str
+    verdict: Verdict
     run: Run | None
     error: str | None = None
 
@@ -56,7 +58,7 @@ def load_side(path: Path) -> Side:
         doc, spans = files.parse_yaml_spans(raw, path)
         plain = spans is not None
     if isinstance(doc, dict) and isinstance(doc.get("cases"), list) and "summary" in doc:
-        return _suite(doc, path, plain)
+        return _suite(results_from_doc(doc, path, plain))
     if isinstance(doc, dict) and "events" in doc and "recorded" in doc:
         return _trace(doc, path, plain)
     raise InputError(
@@ -74,33 +76,18 @@ def _trace(doc: JsonObject, path: Path, plain: bool) -> Run:
     return Run(Trajectory(trace.events, trace.terminal), trace.id, trace.input.to_doc())
 
 
-def _suite(doc: dict[str, Any], path: Path, plain: bool) -> Suite:
-    problem = schema.first_problem("results", doc, plain)
-    if problem:
-        raise InputError(f"not a valid results document: {problem}", path)
-    cases = {}
-    for case in doc["cases"]:
-        run = _replayed(case, path)
-        cases[case["case"]] = CaseRun(case["verdict"], run, case.get("error"))
-    return Suite(cases)
+def _suite(results: Results) -> Suite:
+    """The cases of a results document, each with its replayed run when it ran."""
+    return Suite({c.case: CaseRun(c.verdict, _replayed(c), c.error) for c in results.cases})
 
 
-def _replayed(case: dict[str, Any], path: Path) -> Run | None:
-    stored = case.get("trajectory")
-    if stored is None:
+def _replayed(outcome: CaseOutcome) -> Run | None:
+    if outcome.trajectory is None:
         return None
-    try:
-        events = [event_from_doc(e) for e in stored["events"]]
-        terminal = Terminal.from_doc(stored["terminal"])
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
-        raise InputError(
-            f"case {case['case']}: a replayed event cannot be read ({type(err).__name__}: {err})",
-            path,
-        ) from None
-    return replayed(Trajectory(tuple(events), terminal), case.get("divergence"), case["case"])
+    return replayed(outcome.trajectory, outcome.divergence, outcome.case)
 
 
-def replayed(trajectory: Trajectory, divergence: Mapping[str, Any] | None, case: str) -> Run:
+def replayed(trajectory: Trajectory, divergence: Divergence | None, case: str) -> Run:
     """A replayed run, ending with the tool call it stopped at, if a divergence stopped it."""
     attempt = attempted(divergence, len(trajectory.events) + 1)
     if attempt is None:
@@ -108,10 +95,10 @@ def replayed(trajectory: Trajectory, divergence: Mapping[str, Any] | None, case:
     return Run(Trajectory((*trajectory.events, attempt), trajectory.terminal), case)
 
 
-def attempted(divergence: Mapping[str, Any] | None, seq: int) -> Event | None:
+def attempted(divergence: Divergence | None, seq: int) -> Event | None:
     """The tool call a replay stopped at (it is in no trajectory: the recording could not
     answer it), so a diff shows what the agent tried, with which arguments."""
-    actual = (divergence or {}).get("actual")
+    actual = divergence.actual if divergence is not None else None
     if not isinstance(actual, Mapping) or not isinstance(actual.get("tool"), str):
         return None
     arguments = actual.get("arguments")

@@ -11,13 +11,14 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
 
 from corpus_tool.errors import InputError
 from corpus_tool.io import files
+from corpus_tool.model.results import Results
+from corpus_tool.model.trace import Recorded
 from corpus_tool.model.waiver import Waiver
 from corpus_tool.store.corpus import Corpus
-from corpus_tool.waivers.book import Book, unused_in
+from corpus_tool.waivers.book import Book, unused
 
 SOON_DAYS = 14
 """Waivers expiring within this many days are listed."""
@@ -53,9 +54,7 @@ class Status:
     unused: tuple[Waiver, ...] | None  # None: no results given
 
 
-def status(
-    corpus: Corpus, book: Book, today: date, results: Mapping[str, Any] | None = None
-) -> Status:
+def status(corpus: Corpus, book: Book, today: date, results: Results | None = None) -> Status:
     """The status of the corpus on `today`; `results`: a results document, for unused waivers."""
     counts: Counter[tuple[str, str]] = Counter()
     unreadable: list[str] = []
@@ -66,7 +65,7 @@ def status(
             unreadable.append(case)
             continue
         counts[(str(expected.get("tier", "fast")), str(expected.get("status", "active")))] += 1
-        drift.extend(drifted(case, trace.get("recorded") or {}, corpus))
+        drift.extend(drifted(case, _recorded(trace), corpus))
     soon = today + timedelta(days=SOON_DAYS)
     return Status(
         counts=_nested(counts),
@@ -74,11 +73,12 @@ def status(
         drift=tuple(drift),
         expiring=tuple(w for w in book.active if w.expires <= soon),
         expired=book.expired,
-        unused=None if results is None else tuple(unused_in(book, results.get("cases") or [])),
+        unused=None if results is None else tuple(unused(book, results.cases)),
     )
 
 
-def _doc(corpus: Corpus, case: str, kind: str) -> dict[str, Any] | None:
+def _doc(corpus: Corpus, case: str, kind: str) -> Mapping[str, object] | None:
+    """A case file as parsed, unchecked: status counts a schema-invalid case all the same."""
     path = corpus.case_dir(case) / f"{kind}.yaml"
     try:
         data = files.parse_yaml(files.read_bytes(path, within=corpus.root), path)
@@ -87,20 +87,25 @@ def _doc(corpus: Corpus, case: str, kind: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def drifted(case: str, recorded: Mapping[str, Any], corpus: Corpus) -> list[Drift]:
+def _recorded(trace: Mapping[str, object]) -> Recorded:
+    block = trace.get("recorded")
+    return Recorded.from_doc(block if isinstance(block, Mapping) else {})
+
+
+def drifted(case: str, recorded: Recorded, corpus: Corpus) -> list[Drift]:
     """What a trace's `recorded` block says that corpus.yaml's `agent` no longer does."""
     found: list[Drift] = []
-    agent = recorded.get("agent") or {}
+    was = recorded.agent.prompt_version
     prompt = corpus.config.agent.prompt_version
-    if prompt and agent.get("prompt_version") and agent["prompt_version"] != prompt:
-        found.append(Drift(case, "prompt_version", str(agent["prompt_version"]), str(prompt)))
+    if prompt and was and was != prompt:
+        found.append(Drift(case, "prompt_version", str(was), str(prompt)))
     models = corpus.config.agent.models
     if models:
-        for model in recorded.get("models") or []:
+        for model in recorded.models:
             if str(model) not in models:
                 found.append(Drift(case, "model", str(model), ", ".join(models)))
     tools = corpus.config.agent.tool_schema_hash
-    seen = recorded.get("tool_schema_hash")
+    seen = recorded.tool_schema_hash
     if tools and seen and seen != tools:
         found.append(Drift(case, "tool_schema_hash", str(seen), str(tools)))
     return found

@@ -22,27 +22,36 @@ change adds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
-from corpus_tool.model.waiver import Waiver
-from corpus_tool.waivers.book import Book, Broken, book_from_entries, excusing, unused_in
+from corpus_tool.model.divergence import Divergence
+from corpus_tool.model.json import JsonObject
+from corpus_tool.model.results import FAILING, CaseOutcome, Results, Verdict
+from corpus_tool.model.vocabulary import StrEnum, unreachable
+from corpus_tool.model.waiver import Broken, Waiver
+from corpus_tool.waivers.book import Book, book_from_entries, excusing, unused
 
-FAILING = ("failed", "error")
-COUNTED = ("passed", "failed", "error", "waived")
+COUNTED = frozenset({Verdict.PASSED, Verdict.FAILED, Verdict.ERROR, Verdict.WAIVED})
+"""The verdicts a pass rate counts."""
 SILENT = {"tier": ("archive",), "status": ("retired", "known_unknown")}
 """expected.yaml values that keep a case out of counting, by field."""
-DEFAULTS = {"tier": "fast", "status": "active"}
-KINDS = (
-    "regression",
-    "new_failure",
-    "still_failing",
-    "newly_passing",
-    "passing",
-    "not_counted",
-)
+
+
+class Kind(StrEnum):
+    """What the two sides' verdicts make of a case (the table above)."""
+
+    REGRESSION = "regression"
+    NEW_FAILURE = "new_failure"
+    STILL_FAILING = "still_failing"
+    NEWLY_PASSING = "newly_passing"
+    PASSING = "passing"
+    NOT_COUNTED = "not_counted"
+
+
+BLOCKING = frozenset({Kind.REGRESSION, Kind.NEW_FAILURE})
+"""The kinds that block the change while the head fails (not waived)."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,7 @@ class Flip:
     def shown(self) -> str:
         return f"{self.field} {self.head} (was {self.base})"
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> JsonObject:
         return {"field": self.field, "base": self.base, "head": self.head}
 
 
@@ -75,13 +84,13 @@ class Row:
 
     case: str
     tier: str
-    base: str | None  # the base side's verdict, before waivers; None when it has no verdict
-    head: str  # the head side's verdict with the head's waivers applied
-    kind: str
+    base: Verdict | None  # the base side's verdict, before waivers; None: it has no verdict
+    head: Verdict  # the head side's verdict with the head's waivers applied
+    kind: Kind
     blocks: bool
     why: str  # the head's failure in one line: divergence first, checks failed
     failed_checks: tuple[str, ...] = ()
-    divergence: Mapping[str, Any] | None = None
+    divergence: Divergence | None = None
     waived_by: tuple[Waiver, ...] = ()  # waivers naming a failed check; they waive only if all
     note: str = ""  # e.g. why the base side has no verdict
     silenced: tuple[Flip, ...] = ()  # what this change set to keep the case from counting
@@ -94,7 +103,7 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Change:
+class WaiverChange:
     """A head waiver the change under review added, or extended (later expiry, more checks,
     another case) over the base side's."""
 
@@ -121,7 +130,7 @@ class Decision:
     rows: tuple[Row, ...]
     removed: tuple[str, ...]
     unmatched: tuple[str, ...]  # in the base results only (file mode): not run on head
-    changed_waivers: tuple[Change, ...]
+    changed_waivers: tuple[WaiverChange, ...]
     expired: tuple[Waiver, ...]
     broken: tuple[Broken, ...]
     unused: tuple[Waiver, ...]
@@ -131,12 +140,12 @@ class Decision:
     def blocked(self) -> bool:
         return any(r.blocks for r in self.rows)
 
-    def of_kind(self, kind: str) -> list[Row]:
+    def of_kind(self, kind: Kind) -> list[Row]:
         return [r for r in self.rows if r.kind == kind]
 
     def waivers_used(self) -> list[Waiver]:
         """Every waiver that excused a case, once, by id."""
-        used = {w.id: w for r in self.rows if r.head == "waived" for w in r.waived_by}
+        used = {w.id: w for r in self.rows if r.head is Verdict.WAIVED for w in r.waived_by}
         return [used[k] for k in sorted(used)]
 
     def silenced(self) -> list[Row]:
@@ -148,16 +157,10 @@ class Decision:
         return next((c.how for c in self.changed_waivers if c.waiver.id == waiver.id), None)
 
 
-def judge(
-    base: Mapping[str, Any],
-    head: Mapping[str, Any],
-    today: date,
-    removed: Iterable[str] = (),
-) -> Decision:
+def judge(base: Results, head: Results, today: date, removed: Iterable[str] = ()) -> Decision:
     """Base against head, case by case; `removed`: cases the change deletes (from git)."""
-    book = book_from_entries(head.get("waivers") or [], today)
-    base_cases = {c["case"]: c for c in base["cases"]}
-    head_cases = {c["case"]: c for c in head["cases"]}
+    book = book_from_entries(head.waivers, today)
+    base_cases, head_cases = base.by_case(), head.by_case()
     rows = tuple(_row(base_cases.get(k), head_cases[k], book) for k in sorted(head_cases))
     gone = tuple(sorted(set(removed) - set(head_cases)))
     unmatched = tuple(sorted(set(base_cases) - set(head_cases) - set(gone)))
@@ -165,64 +168,65 @@ def judge(
         rows=rows,
         removed=gone,
         unmatched=unmatched,
-        changed_waivers=tuple(_changed(base.get("waivers") or [], book, today)),
+        changed_waivers=tuple(_changed(base.waivers, book, today)),
         expired=book.expired,
         broken=book.broken,
-        unused=tuple(unused_in(book, head_cases.values())),
-        rates={"base": _rates(base["cases"]), "head": _rates(head["cases"])},
+        unused=tuple(unused(book, head_cases.values())),
+        rates={"base": _rates(base.cases), "head": _rates(head.cases)},
     )
 
 
-def raw_verdict(case: Mapping[str, Any]) -> str:
-    """A case's verdict before any waiver: a waived case failed."""
-    verdict = str(case["verdict"])
-    return "failed" if verdict == "waived" else verdict
-
-
-def _row(base: Mapping[str, Any] | None, head: Mapping[str, Any], book: Book) -> Row:
-    before = raw_verdict(base) if base is not None else None
-    now = raw_verdict(head)
-    failed = tuple(str(c) for c in head.get("failed_checks") or ())
+def _row(base: CaseOutcome | None, head: CaseOutcome, book: Book) -> Row:
+    before = base.raw_verdict if base is not None else None
+    now = head.raw_verdict
+    failed = head.failed_checks
     waived_by: tuple[Waiver, ...] = ()
-    if now == "failed":
-        covered, naming = excusing(failed, book.of(str(head["case"])))
-        now, waived_by = ("waived" if covered else now), naming
+    if now is Verdict.FAILED:
+        covered, naming = excusing(failed, book.of(head.case))
+        now, waived_by = (Verdict.WAIVED if covered else now), naming
     kind, note = _kind(before, now, base)
-    blocks = kind in ("regression", "new_failure") and now in FAILING
+    blocks = kind in BLOCKING and now in FAILING
     return Row(
-        case=str(head["case"]),
-        tier=str(head.get("tier") or "fast"),
+        case=head.case,
+        tier=head.tier,
         base=before,
         head=now,
         kind=kind,
         blocks=blocks,
         why=failure_line(head),
         failed_checks=failed,
-        divergence=head.get("divergence"),
+        divergence=head.divergence,
         waived_by=waived_by,
         note=note,
-        silenced=_silenced(base, head) if kind == "not_counted" else (),
+        silenced=_silenced(base, head) if kind is Kind.NOT_COUNTED else (),
         covers=tuple(Cover(c, tuple(w for w in waived_by if w.names(c))) for c in failed)
-        if now in ("failed", "waived")
+        if now in (Verdict.FAILED, Verdict.WAIVED)
         else (),
     )
 
 
-def _kind(before: str | None, now: str, base: Mapping[str, Any] | None) -> tuple[str, str]:
-    if now in ("known_unknown", "skipped"):
-        return "not_counted", ""
-    failing = now in (*FAILING, "waived")
-    if before == "passed":
-        return ("regression" if failing else "passing"), ""
-    if before == "failed":
-        return ("still_failing" if failing else "newly_passing"), ""
+def _kind(before: Verdict | None, now: Verdict, base: CaseOutcome | None) -> tuple[Kind, str]:
+    """The table of the module docstring: the head's verdict, then what the base said."""
+    match now:
+        case Verdict.KNOWN_UNKNOWN | Verdict.SKIPPED:
+            return Kind.NOT_COUNTED, ""
+        case Verdict.FAILED | Verdict.ERROR | Verdict.WAIVED:
+            failing = True
+        case Verdict.PASSED:
+            failing = False
+        case _:
+            unreachable(now)
+    if before is Verdict.PASSED:
+        return (Kind.REGRESSION if failing else Kind.PASSING), ""
+    if before is Verdict.FAILED:
+        return (Kind.STILL_FAILING if failing else Kind.NEWLY_PASSING), ""
     note = _no_base(before, base)
-    if before == "error" and not failing:
-        return "newly_passing", note
-    return ("new_failure" if failing else "passing"), note
+    if before is Verdict.ERROR and not failing:
+        return Kind.NEWLY_PASSING, note
+    return (Kind.NEW_FAILURE if failing else Kind.PASSING), note
 
 
-def _silenced(base: Mapping[str, Any] | None, head: Mapping[str, Any]) -> tuple[Flip, ...]:
+def _silenced(base: CaseOutcome | None, head: CaseOutcome) -> tuple[Flip, ...]:
     """The fields the change set to keep a case from counting that the base counted."""
     if base is None or any(_value(base, f) in quiet for f, quiet in SILENT.items()):
         return ()
@@ -233,46 +237,47 @@ def _silenced(base: Mapping[str, Any] | None, head: Mapping[str, Any]) -> tuple[
     )
 
 
-def _value(case: Mapping[str, Any], field: str) -> str:
-    return str(case.get(field) or DEFAULTS[field])
+def _value(case: CaseOutcome, field: str) -> str:
+    return case.tier if field == "tier" else case.status
 
 
-def _no_base(before: str | None, base: Mapping[str, Any] | None) -> str:
+def _no_base(before: Verdict | None, base: CaseOutcome | None) -> str:
     if before is None:
         return "new case: not on the base side"
-    if before == "error":
-        return f"the base side could not run it: {(base or {}).get('error')}"
+    if before is Verdict.ERROR:
+        return f"the base side could not run it: {base.error if base is not None else None}"
     return f"{before} on the base side: not counted there"
 
 
-def failure_line(case: Mapping[str, Any]) -> str:
+def failure_line(case: CaseOutcome) -> str:
     """Why a case failed, root cause first (as `corpus replay` says it); empty for a pass."""
-    if case.get("verdict") == "error":
-        return f"error: {case.get('error')}"
+    if case.verdict is Verdict.ERROR:
+        return f"error: {case.error}"
     parts: list[str] = []
-    divergence = case.get("divergence")
-    if divergence:
-        parts.append(f"{divergence['kind']} at step {divergence['step']}")
-    failed = [c for c in case.get("failed_checks") or () if not str(c).startswith("replay.")]
+    if case.divergence:
+        parts.append(f"{case.divergence.kind} at step {case.divergence.step}")
+    failed = [c for c in case.failed_checks if not c.startswith("replay.")]
     if failed:
         parts.append("failed: " + ", ".join(failed))
-    if "replay.determinism" in (case.get("failed_checks") or ()):
+    if "replay.determinism" in case.failed_checks:
         parts.append("nondeterministic across --repeat")
     why = ", ".join(parts)
-    reached = case.get("not_reached") or ()
+    reached = case.not_reached
     return f"{why}; {len(reached)} not reached" if reached and why else why
 
 
-def _changed(base_entries: Sequence[Mapping[str, Any]], book: Book, today: date) -> list[Change]:
+def _changed(
+    base_entries: Iterable[Waiver | Broken], book: Book, today: date
+) -> list[WaiverChange]:
     before = book_from_entries(base_entries, today)
     old = {w.id: w for w in (*before.active, *before.expired)}
-    found: list[Change] = []
+    found: list[WaiverChange] = []
     for waiver in sorted((*book.active, *book.expired), key=lambda w: w.id):
         was = old.get(waiver.id)
         if was is None:
-            found.append(Change(waiver, "added"))
+            found.append(WaiverChange(waiver, "added"))
         elif _extends(was, waiver):
-            found.append(Change(waiver, "extended"))
+            found.append(WaiverChange(waiver, "extended"))
     return found
 
 
@@ -282,12 +287,12 @@ def _extends(was: Waiver, now: Waiver) -> bool:
     )
 
 
-def _rates(cases: Iterable[Mapping[str, Any]]) -> dict[str, Rate]:
+def _rates(cases: Iterable[CaseOutcome]) -> dict[str, Rate]:
     counts: dict[str, list[int]] = {}
     for case in cases:
-        if case["verdict"] not in COUNTED:
+        if case.verdict not in COUNTED:
             continue
-        tally = counts.setdefault(str(case.get("tier") or "fast"), [0, 0])
-        tally[0] += case["verdict"] == "passed"
+        tally = counts.setdefault(case.tier, [0, 0])
+        tally[0] += case.verdict is Verdict.PASSED
         tally[1] += 1
     return {tier: Rate(p, n) for tier, (p, n) in sorted(counts.items())}

@@ -5,29 +5,32 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 from xml.etree import ElementTree
 
-from corpus_tool.gate.policy import Cover, Decision, Rate, Row
+from corpus_tool.gate.policy import BLOCKING, Cover, Decision, Kind, Rate, Row
 from corpus_tool.io import escapes
 from corpus_tool.io.escapes import lines as shown_lines
+from corpus_tool.model.divergence import Divergence
+from corpus_tool.model.json import JsonObject
+from corpus_tool.model.results import Verdict
+from corpus_tool.model.values import ABSENT
 from corpus_tool.model.waiver import Waiver
 from corpus_tool.version import __version__
 
 GATE_VERSION = 1
 TITLES = {
-    "regression": "regression",
-    "new_failure": "new, failing",
-    "still_failing": "still failing",
-    "newly_passing": "newly passing",
-    "passing": "passing",
-    "not_counted": "not counted",
+    Kind.REGRESSION: "regression",
+    Kind.NEW_FAILURE: "new, failing",
+    Kind.STILL_FAILING: "still failing",
+    Kind.NEWLY_PASSING: "newly passing",
+    Kind.PASSING: "passing",
+    Kind.NOT_COUNTED: "not counted",
 }
 NOT_COVERED = "not covered by a waiver"
 
 
 @dataclass(frozen=True)
-class Sides:
+class SideNames:
     """How the two sides were named: `main (merge base 1a2b3c4d5e6f)`, `BASE.json`, ..."""
 
     base: str
@@ -38,13 +41,13 @@ def headline(decision: Decision) -> str:
     """The verdict in one line: `gate: BLOCKED (1 regression, 1 new failing case)`."""
     blocking = [r for r in decision.rows if r.blocks]
     if not blocking:
-        waived = sum(1 for r in decision.rows if r.head == "waived")
+        waived = sum(1 for r in decision.rows if r.head is Verdict.WAIVED)
         silenced = len(decision.silenced())
         said = [f"{waived} waived"] if waived else []
         said += [f"{_count(silenced, 'case')} silenced by this change"] if silenced else []
         extra = f" ({', '.join(said)})" if said else ""
         return f"gate: PASSED: no regression{extra}"
-    regressions = sum(1 for r in blocking if r.kind == "regression")
+    regressions = sum(1 for r in blocking if r.kind is Kind.REGRESSION)
     new = len(blocking) - regressions
     said = [_count(regressions, "regression")] if regressions else []
     said += [_count(new, "new failing case")] if new else []
@@ -55,29 +58,27 @@ def _count(n: int, what: str) -> str:
     return f"{n} {what}{'' if n == 1 else 's'}"
 
 
-def divergence_lines(divergence: Mapping[str, Any] | None) -> list[str]:
+def divergence_lines(divergence: Divergence | None) -> list[str]:
     """A divergence in a few lines: what happened, then the first field differences."""
     if not divergence:
         return []
-    said = [f"{divergence['kind']} at step {divergence['step']}: {divergence['message']}"]
-    for item in list(divergence.get("diff") or [])[:3]:
-        said.append(
-            f"{item['path']}: recorded {_value(item, 'expected')}, replay {_value(item, 'actual')}"
-        )
+    said = [f"{divergence.kind} at step {divergence.step}: {divergence.message}"]
+    for item in divergence.diff[:3]:
+        said.append(f"{item.path}: recorded {_value(item.expected)}, replay {_value(item.actual)}")
     return said
 
 
-def _value(item: Mapping[str, Any], key: str) -> str:
-    if key not in item:
+def _value(value: object) -> str:
+    if value is ABSENT:
         return "absent"
-    text = json.dumps(item[key], ensure_ascii=False, sort_keys=True)
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= 120 else text[:117] + "..."
 
 
 def case_note(row: Row, decision: Decision) -> str:
     """The NOTE column: why it failed, who waived it or what no waiver covers, why the base
     has no verdict."""
-    parts = [row.why] if row.why and row.head != "passed" else []
+    parts = [row.why] if row.why and row.head is not Verdict.PASSED else []
     parts.extend(coverage(row, decision))
     if row.note:
         parts.append(row.note)
@@ -98,7 +99,7 @@ def coverage(row: Row, decision: Decision, code: Callable[[str], str] = str) -> 
     case still fails). `code` quotes a check or waiver id (the Markdown's code spans)."""
     if not row.waived_by:
         return []
-    if row.head == "waived":
+    if row.head is Verdict.WAIVED:
         if len(row.waived_by) == 1:
             return ["waived by " + waiver_tag(row.waived_by[0], decision, code)]
         return ["waived by " + ", ".join(_each(w, row, decision, code) for w in row.waived_by)]
@@ -125,7 +126,7 @@ def waiver_tag(waiver: Waiver, decision: Decision, code: Callable[[str], str] = 
     return code(waiver.id) + (f" ({how} by this change)" if how else "")
 
 
-def text(decision: Decision, sides: Sides) -> str:
+def text(decision: Decision, sides: SideNames) -> str:
     """The terminal report: a table of the cases, the waivers, pass rates, the verdict last."""
     lines = [f"base: {sides.base}", f"head: {sides.head}", ""]
     header = ("CASE", "TIER", "BASE", "HEAD", "GATE")
@@ -153,7 +154,7 @@ def _details(decision: Decision) -> list[str]:
     """Why each regression and new failure fails: the divergence, and the checks it failed."""
     lines: list[str] = []
     for row in decision.rows:
-        if row.kind not in ("regression", "new_failure"):
+        if row.kind not in BLOCKING:
             continue
         lines.extend(["", f"{row.case}: {TITLES[row.kind]}{'' if row.blocks else ' (waived)'}"])
         lines.extend(f"  {text}" for text in divergence_lines(row.divergence))
@@ -214,7 +215,7 @@ def _rate(rate: Rate | None) -> str:
     return f"{rate.passed}/{rate.counted} ({rate.percent}%)"
 
 
-def json_doc(decision: Decision, sides: Sides) -> dict[str, Any]:
+def json_doc(decision: Decision, sides: SideNames) -> JsonObject:
     """The gate's machine-readable report; stable key order, cases sorted by id."""
     return {
         "schema_version": GATE_VERSION,
@@ -233,29 +234,33 @@ def json_doc(decision: Decision, sides: Sides) -> dict[str, Any]:
             "invalid": [b.as_dict() for b in decision.broken],
             "unused": [w.as_dict() for w in decision.unused],
         },
-        "pass_rate": {
-            side: {t: {"passed": r.passed, "counted": r.counted} for t, r in tiers.items()}
-            for side, tiers in decision.rates.items()
-        },
+        "pass_rate": _pass_rate(decision),
     }
 
 
-def _used(waiver: Waiver, decision: Decision) -> dict[str, Any]:
+def _pass_rate(decision: Decision) -> JsonObject:
+    return {
+        side: {t: {"passed": r.passed, "counted": r.counted} for t, r in tiers.items()}
+        for side, tiers in decision.rates.items()
+    }
+
+
+def _used(waiver: Waiver, decision: Decision) -> JsonObject:
     return {**waiver.as_dict(), "changed_by_this_change": decision.change_of(waiver)}
 
 
-def _row_dict(row: Row, decision: Decision) -> dict[str, Any]:
+def _row_dict(row: Row, decision: Decision) -> JsonObject:
     return {
         "case": row.case,
         "tier": row.tier,
-        "base": row.base,
-        "head": row.head,
-        "kind": row.kind,
+        "base": row.base.value if row.base is not None else None,
+        "head": row.head.value,
+        "kind": row.kind.value,
         "blocks": row.blocks,
         "why": row.why,
         "failed_checks": list(row.failed_checks),
-        "divergence": dict(row.divergence) if row.divergence else None,
-        "waived_by": [w.id for w in row.waived_by] if row.head == "waived" else [],
+        "divergence": row.divergence.as_dict() if row.divergence else None,
+        "waived_by": [w.id for w in row.waived_by] if row.head is Verdict.WAIVED else [],
         "covered_by": {c.check: [w.id for w in c.waivers] for c in row.covers},
         "not_covered": list(row.uncovered),
         "note": row.note,
@@ -287,4 +292,4 @@ def junit(decision: Decision) -> str:
 
 
 def _skipped(row: Row) -> bool:
-    return not row.blocks and row.head != "passed"
+    return not row.blocks and row.head is not Verdict.PASSED

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from corpus_tool.gate.policy import Decision, Row
+from corpus_tool.gate.policy import BLOCKING, Decision, Kind, Row
 from corpus_tool.gate.render import (
-    Sides,
+    SideNames,
     case_note,
     coverage,
     divergence_lines,
@@ -18,7 +18,7 @@ from corpus_tool.io import escapes
 from corpus_tool.model.waiver import Waiver
 
 
-def markdown(decision: Decision, sides: Sides) -> str:
+def markdown(decision: Decision, sides: SideNames) -> str:
     """Verdict, regressions with their divergence, waivers used and added, cases the change
     silenced, newly passing, still failing, removed cases, pass rates."""
     icon = ":x:" if decision.blocked else ":white_check_mark:"
@@ -29,7 +29,7 @@ def markdown(decision: Decision, sides: Sides) -> str:
     ]
     blocking = [r for r in decision.rows if r.blocks]
     out += _section("Blocking", [_failure(r, decision) for r in blocking])
-    waived = [r for r in decision.rows if r.kind in ("regression", "new_failure") and not r.blocks]
+    waived = [r for r in decision.rows if r.kind in BLOCKING and not r.blocks]
     out += _section("Regressions excused by a waiver", [_failure(r, decision) for r in waived])
     out += _section("Waivers used", [_waiver(w, decision) for w in decision.waivers_used()])
     out += _section(
@@ -41,13 +41,13 @@ def markdown(decision: Decision, sides: Sides) -> str:
         [_silenced(r) for r in decision.silenced()],
     )
     out += _section(
-        "Newly passing", [_passing(r, decision) for r in decision.of_kind("newly_passing")]
+        "Newly passing", [_passing(r, decision) for r in decision.of_kind(Kind.NEWLY_PASSING)]
     )
     out += _section(
         "Still failing (not caused by this change)",
         [
             f"- {_code(r.case)}: {_md(case_note(r, decision))}"
-            for r in decision.of_kind("still_failing")
+            for r in decision.of_kind(Kind.STILL_FAILING)
         ],
     )
     out += _section("Removed by this change", [f"- {_code(c)}" for c in decision.removed])
@@ -106,7 +106,7 @@ def _passing(row: Row, decision: Decision) -> str:
 def _idle(decision: Decision) -> list[str]:
     lines = [f"- {_code(w.id)} expired on {w.expires.isoformat()}" for w in decision.expired]
     lines += [f"- {_code(b.id)} is not valid: {_md(b.problem)}" for b in decision.broken]
-    passing = {r.case for r in decision.of_kind("newly_passing")}
+    passing = {r.case for r in decision.of_kind(Kind.NEWLY_PASSING)}
     lines += [
         f"- {_code(w.id)} is unused: every check it names passes on {_code(w.case)}"
         for w in decision.unused

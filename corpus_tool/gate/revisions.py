@@ -14,13 +14,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from corpus_tool.errors import UsageError
 from corpus_tool.gate import gitdir
-from corpus_tool.gate.documents import read_results
 from corpus_tool.gate.sides import Say, open_side, replay_side
 from corpus_tool.gate.worktree import checkout, held, interruptible, sweep
+from corpus_tool.model.results import Results, read_results
 from corpus_tool.replay.runner import RunOptions
 from corpus_tool.select.cache import FactCache
 from corpus_tool.select.changed import resolve_sides, select_changed
@@ -42,8 +41,8 @@ class Revisions:
 class Compared:
     """Both sides' results documents, the cases the change removes, and how to name each side."""
 
-    base: dict[str, Any]
-    head: dict[str, Any]
+    base: Results
+    head: Results
     removed: tuple[str, ...]
     base_label: str
     head_label: str
@@ -86,11 +85,11 @@ def compare_revisions(
     return Compared(base, head, removed, base_label, head_label)
 
 
-def _given(path: Path, ids: list[str]) -> dict[str, Any]:
+def _given(path: Path, ids: list[str]) -> Results:
     """A head results document that holds every selected case (a missing one would go
     unjudged, so it is refused)."""
     doc = read_results(path)
-    missing = sorted(set(ids) - {c["case"] for c in doc["cases"]})
+    missing = sorted(set(ids) - set(doc.by_case()))
     if missing:
         raise UsageError(
             f"{path} has no result for {', '.join(missing[:10])}: replay the selected cases "

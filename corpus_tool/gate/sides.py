@@ -7,10 +7,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from corpus_tool.errors import CorpusError, InputError
 from corpus_tool.grade import grade_checks
+from corpus_tool.model.results import Results, results_of
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.results import document
 from corpus_tool.replay.runner import RunOptions, run
@@ -37,7 +37,7 @@ def replay_side(
     today: date,
     say: Say,
     label: str,
-) -> dict[str, Any]:
+) -> Results:
     """The results document of replaying `ids` (those the side has) with its own waivers."""
     if corpus is None:
         return empty_document()
@@ -54,9 +54,9 @@ def replay_side(
         run(corpus, wanted, replace(options, cases=tuple(wanted)), seen, grader=grade_checks)
     except CorpusError as err:  # say which side could not run: the paths are temporary
         raise InputError(f"{label}: {err.message}", err.path, err.line) from None
-    return document(corpus, results, "replay", book.entries())
+    return results_of(document(corpus, results, "replay", book.entries()))
 
 
-def empty_document() -> dict[str, Any]:
+def empty_document() -> Results:
     """The results of a side without a corpus: no case, no waiver."""
-    return document(Corpus(Path(".")), [], "replay", [])
+    return results_of(document(Corpus(Path(".")), [], "replay", []))

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 
 from corpus_tool.minimize.oracle import Oracle, Symptoms
 from corpus_tool.model.events import error_types
+from corpus_tool.model.results import Verdict
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay.cases import CaseResult, GradeRun, LoadedCase, Ran, judge_case
 from corpus_tool.replay.runner import ran_of, started
@@ -50,7 +51,7 @@ def symptoms_of(result: CaseResult) -> Symptoms:
     """What minimization needs of a verdict: failing checks (those `check` counts), error types,
     the divergence kind, the terminal status; or why there is no usable run."""
     trajectory = result.trajectory
-    if result.verdict == "error" or trajectory is None:
+    if result.verdict is Verdict.ERROR or trajectory is None:
         return Symptoms(broken=result.error or "the case was not replayed")
     return Symptoms(
         tuple(result.failed_checks),

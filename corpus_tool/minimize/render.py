@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.minimize.shrink import Shrunk
+from corpus_tool.model.results import Mode
 from corpus_tool.model.trace import Trace
 
 
@@ -45,7 +46,7 @@ def text_lines(report: dict[str, Any], path: Path, dry_run: bool) -> list[str]:
         lines.append("  removed seq " + ", ".join(str(s) for s in report["removed"]))
     else:
         lines.append("  nothing to remove: every unit is needed to reproduce the trigger")
-        if report["mode"] == "strict":
+        if report["mode"] == Mode.STRICT:
             lines.append(
                 "  (strict replay compares each model request, which carries the conversation "
                 "so far; a case replayed leniently can lose more: --mode lenient)"

@@ -20,8 +20,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard
 
-Mode = Literal["strict", "lenient"]
-"""How strict replay matches a case's model requests (`replay.mode`)."""
+from corpus_tool.model.results import Mode
+
 RequestFields = Literal["shared", "all"]
 """Which model request fields strict mode compares (`replay.request_fields`)."""
 Unmapped = Literal["all", "none"]
@@ -94,7 +94,7 @@ class RedactionSection:
 class ReplaySection:
     """`replay`: the defaults of a replay that a case or an option does not set."""
 
-    mode: Mode = "strict"
+    mode: Mode = Mode.STRICT
     ignore_request_fields: tuple[str, ...] = ()
     request_fields: RequestFields = "shared"
     scorer: str | None = None  # a name under `scorers`, or `lexical`; None: no default scorer
@@ -197,7 +197,7 @@ def _replay(section: Mapping[str, Any]) -> ReplaySection:
     timeout = section.get("timeout_s")
     scorer = section.get("scorer")
     return ReplaySection(
-        mode="lenient" if section.get("mode") == "lenient" else "strict",
+        mode=Mode.LENIENT if section.get("mode") == "lenient" else Mode.STRICT,
         ignore_request_fields=_texts(section.get("ignore_request_fields")),
         request_fields="all" if section.get("request_fields") == "all" else "shared",
         scorer=scorer if isinstance(scorer, str) else None,

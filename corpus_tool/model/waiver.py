@@ -15,6 +15,8 @@ from typing import Any
 from corpus_tool.model.checks import ALL
 
 CHECK, REDACTION = "check", "redaction"
+ACTIVE, EXPIRED, INVALID = "active", "expired", "invalid"
+"""A waiver's state on one day, as a results document records it."""
 
 
 def parse_day(text: object) -> date | None:
@@ -86,3 +88,14 @@ class Waiver:
             "created": self.created.isoformat() if self.created else None,
             "ticket": self.ticket,
         }
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A waiver file that waives nothing because it is not valid, and why."""
+
+    id: str
+    problem: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "state": INVALID, "problem": self.problem}

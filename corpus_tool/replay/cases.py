@@ -14,6 +14,7 @@ from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, NOT_RE
 from corpus_tool.model.config import Config
 from corpus_tool.model.cut import CutShort
 from corpus_tool.model.expected import Expect, Expected
+from corpus_tool.model.results import FAILING, Verdict
 from corpus_tool.model.trace import Trace, Trajectory
 from corpus_tool.model.waiver import Waiver
 from corpus_tool.replay.divergence import Divergence
@@ -22,9 +23,6 @@ from corpus_tool.replay.matching import ignored_fields
 from corpus_tool.replay.requests import RequestNote
 from corpus_tool.replay.workers.wire import CaseRequest
 from corpus_tool.store.corpus import Corpus
-
-VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped", "waived")
-"""`waived`: failed, every failing check excused by an active waiver (`corpus_tool.gate`)."""
 
 GradeRun = Callable[[Expect, Trajectory, Config], Sequence[CheckResult]]
 """Grades a replayed run: (expect, trajectory, corpus config: where its scorers are registered)
@@ -36,7 +34,7 @@ class CaseResult:
     """The verdict on one case, with everything a reader needs to see why."""
 
     case: str
-    verdict: str
+    verdict: Verdict
     status: str = "active"
     tier: str = "fast"
     tags: tuple[str, ...] = ()
@@ -74,7 +72,7 @@ class CaseResult:
 
     @property
     def counts_as_failure(self) -> bool:
-        return self.verdict in ("failed", "error")
+        return self.verdict in FAILING
 
 
 @dataclass(frozen=True)
@@ -175,7 +173,7 @@ def judge_case(
     if ran.error is not None or not ran.runs:
         return CaseResult(
             **base,
-            verdict="error",
+            verdict=Verdict.ERROR,
             error=ran.error or "the case was not replayed",
             duration_ms=ran.duration_ms,
             output=ran.output,
@@ -213,8 +211,8 @@ def _judge(
     if any(_fingerprint(r) != _fingerprint(first) for r in runs[1:]):
         extra.append(DETERMINISM_CHECK)
     failed = bool(extra) or any(c.failed for c in checks)
-    verdict = "known_unknown" if expected.status == "known_unknown" else None
-    verdict = verdict or ("failed" if failed else "passed")
+    verdict = Verdict.KNOWN_UNKNOWN if expected.status == "known_unknown" else None
+    verdict = verdict or (Verdict.FAILED if failed else Verdict.PASSED)
     return CaseResult(
         **base,
         verdict=verdict,
@@ -232,12 +230,12 @@ def _judge(
 
 def skipped(loaded: LoadedCase, reason: str) -> CaseResult:
     """The result of a case kept but not run."""
-    return CaseResult(**_base(loaded, None), verdict="skipped", reason=reason)
+    return CaseResult(**_base(loaded, None), verdict=Verdict.SKIPPED, reason=reason)
 
 
 def broken(case_id: str, error: str) -> CaseResult:
     """The result of a case whose files cannot be used."""
-    return CaseResult(case=case_id, verdict="error", error=error)
+    return CaseResult(case=case_id, verdict=Verdict.ERROR, error=error)
 
 
 def _base(loaded: LoadedCase, mode: str | None) -> dict[str, Any]:
@@ -251,8 +249,8 @@ def _base(loaded: LoadedCase, mode: str | None) -> dict[str, Any]:
     }
 
 
-def _reason(expected: Expected, verdict: str, failed: bool) -> str | None:
-    if verdict != "known_unknown":
+def _reason(expected: Expected, verdict: Verdict, failed: bool) -> str | None:
+    if verdict is not Verdict.KNOWN_UNKNOWN:
         return None
     outcome = "fails" if failed else "passes"
     return f"known_unknown: kept for the record, never counted; its replay {outcome}"

@@ -16,6 +16,7 @@ from typing import Any
 from corpus_tool.model.cut import CutShort
 from corpus_tool.model.events import Event, ToolCallEvent
 from corpus_tool.model.expected import Expected
+from corpus_tool.model.results import Mode
 from corpus_tool.model.trace import Terminal, Trace, Trajectory
 from corpus_tool.model.values import parse_time
 from corpus_tool.replay.divergence import Divergence, DivergenceError
@@ -72,7 +73,7 @@ class Replay:
 def source_for(spec: CaseSpec) -> StrictSource | LenientSource:
     """The strict or lenient source over the case's recording and script."""
     recording, script = Recording.of(spec.trace), Script.of(spec.expected)
-    if spec.mode == "strict":
+    if spec.mode == Mode.STRICT:
         return StrictSource(recording, script, spec.ignored, spec.request_fields)
     return LenientSource(recording, script, spec.ignored)
 
@@ -90,7 +91,7 @@ def replay(agent: Agent, spec: CaseSpec) -> Replay:
     events = tuple(rt.events)
     cut = cut_short(spec, events, divergence)
     unused = tuple(source.unused())
-    if divergence is None and spec.mode == "strict":
+    if divergence is None and spec.mode == Mode.STRICT:
         divergence = _unused(unused, len(rt.events) + 1) or _ending(spec, rt.events, terminal)
     stopped = f"{cut.kind} divergence" if cut is not None else None
     diff = sequence_diff(spec.trace, events, terminal, stopped) if divergence is not None else []
@@ -112,7 +113,7 @@ def cut_short(spec: CaseSpec, events: Sequence[Event], at: Divergence | None) ->
     recorded = spec.trace.tool_calls
     left: dict[str, int | None] = {}
     for tool, count in Counter(c.tool for c in recorded).items():
-        left[tool] = max(0, count - made[tool]) if spec.mode == "strict" else None
+        left[tool] = max(0, count - made[tool]) if spec.mode == Mode.STRICT else None
     left.update({tool: None for tool in spec.expected.stubs})
     hosts: dict[str, set[str]] = {}
     for call in recorded:

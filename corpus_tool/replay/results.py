@@ -1,4 +1,7 @@
-"""The results document of a run (input of `corpus gate`), JUnit XML, and the text report."""
+"""The results document of a run (input of `corpus gate`), JUnit XML, and the text report.
+
+This module writes the document; `corpus_tool.model.results` reads it back (`read_results`)
+into the typed `Results`, for every reader."""
 
 from __future__ import annotations
 
@@ -11,28 +14,33 @@ from xml.etree import ElementTree
 from corpus_tool.io import escapes, files
 from corpus_tool.model.checks import NOT_REACHED
 from corpus_tool.model.field_diff import FieldDiff
+from corpus_tool.model.results import Verdict
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.model.values import ABSENT
-from corpus_tool.replay.cases import VERDICTS, CaseResult
+from corpus_tool.model.vocabulary import unreachable
+from corpus_tool.replay.cases import CaseResult
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.version import __version__
 
 RESULTS_VERSION = 1
 LABELS = {
-    "passed": "PASS",
-    "failed": "FAIL",
-    "error": "ERROR",
-    "known_unknown": "KNOWN",
-    "skipped": "SKIP",
-    "waived": "WAIVED",
+    Verdict.PASSED: "PASS",
+    Verdict.FAILED: "FAIL",
+    Verdict.ERROR: "ERROR",
+    Verdict.KNOWN_UNKNOWN: "KNOWN",
+    Verdict.SKIPPED: "SKIP",
+    Verdict.WAIVED: "WAIVED",
 }
+
+EXPLAINED = frozenset({Verdict.FAILED, Verdict.KNOWN_UNKNOWN, Verdict.WAIVED})
+"""The verdicts whose failed checks the details explain."""
 
 
 def case_dict(result: CaseResult) -> dict[str, Any]:
     """One case of the results document."""
     return {
         "case": result.case,
-        "verdict": result.verdict,
+        "verdict": result.verdict.value,
         "status": result.status,
         "tier": result.tier,
         "tags": list(result.tags),
@@ -49,7 +57,7 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "reason": result.reason,
         "output": result.output,
         "stack": list(result.stack),
-        "waived_by": [w.id for w in result.waivers] if result.verdict == "waived" else [],
+        "waived_by": [w.id for w in result.waivers] if result.verdict is Verdict.WAIVED else [],
         **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
     }
 
@@ -65,7 +73,7 @@ def trajectory_doc(trajectory: Trajectory) -> dict[str, Any]:
 def summary(results: Iterable[CaseResult]) -> dict[str, int]:
     """How many cases got each verdict, plus the total."""
     counts = Counter(r.verdict for r in results)
-    return {"total": sum(counts.values()), **{v: counts.get(v, 0) for v in VERDICTS}}
+    return {"total": sum(counts.values()), **{v.value: counts.get(v, 0) for v in Verdict}}
 
 
 def document(
@@ -126,14 +134,20 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
         ElementTree.SubElement(
             props, "property", name="not_reached", value=" ".join(result.not_reached)
         )
-    if result.verdict == "failed":
-        ElementTree.SubElement(case, "failure", message=headline(result)).text = body
-    elif result.verdict == "error":
-        ElementTree.SubElement(case, "error", message=result.error or "error").text = body
-    elif result.verdict in ("known_unknown", "skipped"):
-        ElementTree.SubElement(case, "skipped", message=result.reason or result.verdict)
-    elif result.verdict == "waived":  # it ran and failed; a reviewed waiver excuses it
-        ElementTree.SubElement(case, "skipped", message=waived_line(result)).text = body
+    match result.verdict:
+        case Verdict.FAILED:
+            ElementTree.SubElement(case, "failure", message=headline(result)).text = body
+        case Verdict.ERROR:
+            ElementTree.SubElement(case, "error", message=result.error or "error").text = body
+        case Verdict.KNOWN_UNKNOWN | Verdict.SKIPPED:
+            message = result.reason or result.verdict.value
+            ElementTree.SubElement(case, "skipped", message=message)
+        case Verdict.WAIVED:  # it ran and failed; a reviewed waiver excuses it
+            ElementTree.SubElement(case, "skipped", message=waived_line(result)).text = body
+        case Verdict.PASSED:
+            pass
+        case _:
+            unreachable(result.verdict)
     if result.output and result.counts_as_failure:
         ElementTree.SubElement(case, "system-out").text = result.output
 
@@ -143,13 +157,13 @@ def headline(result: CaseResult) -> str:
     tag = LABELS[result.verdict]
     # WAIVED fills the label column: one space after it, the case column one narrower
     label = f"{tag:<6}{result.case:<30}" if len(tag) < 6 else f"{tag} {result.case:<29}"
-    if result.verdict == "error":
+    if result.verdict is Verdict.ERROR:
         return f"{label}  {result.error}"
-    if result.verdict == "skipped":
+    if result.verdict is Verdict.SKIPPED:
         return f"{label}  ({result.reason})"
     why = reason(result)
-    extra = "  (known_unknown: never counted)" if result.verdict == "known_unknown" else ""
-    if result.verdict == "waived":
+    extra = "  (known_unknown: never counted)" if result.verdict is Verdict.KNOWN_UNKNOWN else ""
+    if result.verdict is Verdict.WAIVED:
         extra = f"  {waived_line(result)}"
     # no timing here: the text report of an unchanged corpus is the same on every run, with
     # any number of workers (durations are in --results and the JUnit file)
@@ -164,7 +178,7 @@ def waived_line(result: CaseResult) -> str:
 def reason(result: CaseResult) -> str:
     """Why a run failed, root cause first: `ToolArguments at step 5, failed: tools.args; 1 not
     reached` (empty for a passing run)."""
-    if result.verdict == "error":
+    if result.verdict is Verdict.ERROR:
         return f"error: {result.error}"
     why = ""
     if result.divergence:  # the root cause first
@@ -184,10 +198,10 @@ def detail_lines(result: CaseResult, verbose: bool = False) -> list[str]:
     the run contradicted, the checks it never reached, the sequence diff, where a stopped worker
     was stuck, and what the agent printed; with `verbose`, the case's notes."""
     lines = _failure_lines(result, verbose)
-    if result.verdict == "error" and result.stack:
+    if result.verdict is Verdict.ERROR and result.stack:
         lines.append("where the worker was stuck (main thread, innermost call first):")
         lines.extend(f"  {line.strip()}" for line in result.stack)
-    if result.output and (lines or result.verdict == "error"):
+    if result.output and (lines or result.verdict is Verdict.ERROR):
         lines.append("captured output of the agent:")
         lines.extend(f"  {line}" for line in result.output.splitlines())
     if verbose:
@@ -196,7 +210,7 @@ def detail_lines(result: CaseResult, verbose: bool = False) -> list[str]:
 
 
 def _failure_lines(result: CaseResult, verbose: bool) -> list[str]:
-    if result.verdict not in ("failed", "known_unknown", "waived") or not result.failed_checks:
+    if result.verdict not in EXPLAINED or not result.failed_checks:
         return []
     lines: list[str] = []
     if result.waivers:
@@ -229,7 +243,7 @@ def _failure_lines(result: CaseResult, verbose: bool) -> list[str]:
 def _waiver_lines(result: CaseResult) -> list[str]:
     """Who excused the failure and why; or, for a failure they do not cover, what is left."""
     lines = [f"waiver {w.shown()}: {w.reason}" for w in result.waivers]
-    if result.verdict == "failed":
+    if result.verdict is Verdict.FAILED:
         left = [c for c in result.failed_checks if not any(w.names(c) for w in result.waivers)]
         lines.append(f"  not covered by a waiver: {', '.join(left)}")
     return lines

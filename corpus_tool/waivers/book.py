@@ -8,35 +8,24 @@ not expired; anything else is listed, never silently applied.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from corpus_tool.errors import InputError
 from corpus_tool.io import files
 from corpus_tool.model.checks import ALL
 from corpus_tool.model.findings import Finding
-from corpus_tool.model.waiver import CHECK, Waiver
+from corpus_tool.model.json import JsonObject
+from corpus_tool.model.results import Verdict
+from corpus_tool.model.waiver import ACTIVE, CHECK, EXPIRED, Broken, Waiver
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.validate.rules import check_waiver
 
 if TYPE_CHECKING:  # the replay engine stays unloaded for `status` and `waivers list`
     from corpus_tool.replay.cases import CaseResult
-
-ACTIVE, EXPIRED, INVALID = "active", "expired", "invalid"
-
-
-@dataclass(frozen=True)
-class Broken:
-    """A waiver file that waives nothing because it is not valid, and why."""
-
-    id: str
-    problem: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "state": INVALID, "problem": self.problem}
 
 
 @dataclass(frozen=True)
@@ -51,7 +40,7 @@ class Book:
         """The active waivers of a case."""
         return tuple(w for w in self.active if w.case == case)
 
-    def entries(self) -> list[dict[str, Any]]:
+    def entries(self) -> list[JsonObject]:
         """Every waiver with its state, sorted by id: what a results document records."""
         found = [{**w.as_dict(), "state": ACTIVE} for w in self.active]
         found += [{**w.as_dict(), "state": EXPIRED} for w in self.expired]
@@ -95,17 +84,16 @@ def _said(finding: Finding) -> str:
     return f"{where}: {finding.message}"
 
 
-def book_from_entries(entries: Iterable[Mapping[str, Any]], today: date) -> Book:
+def book_from_entries(entries: Iterable[Waiver | Broken], today: date) -> Book:
     """The waivers a results document recorded, judged again for `today`."""
     active: list[Waiver] = []
     expired: list[Waiver] = []
     broken: list[Broken] = []
     for entry in entries:
-        if entry.get("state") == INVALID:
-            broken.append(Broken(str(entry["id"]), str(entry.get("problem") or "invalid")))
-            continue
-        waiver = Waiver.from_doc(entry)
-        (active if waiver.active(today) else expired).append(waiver)
+        if isinstance(entry, Broken):
+            broken.append(entry)
+        else:
+            (active if entry.active(today) else expired).append(entry)
     return Book(tuple(active), tuple(expired), tuple(broken))
 
 
@@ -122,47 +110,47 @@ def waive(result: CaseResult, book: Book) -> CaseResult:
     An error is never waived (a case that could not run proves nothing), nor is a
     known_unknown case ever counted to begin with.
     """
-    if result.verdict != "failed":
+    if result.verdict is not Verdict.FAILED:
         return result
     covered, naming = excusing(result.failed_checks, book.of(result.case))
     if not naming:
         return result
-    return replace(result, verdict="waived" if covered else "failed", waivers=naming)
+    verdict = Verdict.WAIVED if covered else Verdict.FAILED
+    return replace(result, verdict=verdict, waivers=naming)
 
 
-def is_unused(
-    waiver: Waiver, verdict: str, failed: Sequence[str], not_reached: Sequence[str]
-) -> bool:
+class Judged(Protocol):
+    """What a run said of a case, as the replay's `CaseResult` or a results document's
+    `CaseOutcome` holds it: enough to tell whether a waiver still excuses anything."""
+
+    @property
+    def case(self) -> str: ...
+
+    @property
+    def verdict(self) -> Verdict: ...
+
+    @property
+    def failed_checks(self) -> Sequence[str]: ...
+
+    @property
+    def not_reached(self) -> Sequence[str]: ...
+
+
+RAN = frozenset({Verdict.PASSED, Verdict.FAILED, Verdict.WAIVED})
+"""The verdicts of a case that ran to a decision: only they show a waiver unused."""
+
+
+def is_unused(waiver: Waiver, judged: Judged) -> bool:
     """Whether a run shows the waiver excuses nothing: every check it names passed."""
-    if verdict not in ("passed", "failed", "waived"):
+    if judged.verdict not in RAN:
         return False  # not run, an error, known_unknown: nothing is known
     if ALL in waiver.checks:
-        return not failed and not not_reached
-    return not any(waiver.names(c) for c in (*failed, *not_reached))
+        return not judged.failed_checks and not judged.not_reached
+    return not any(waiver.names(c) for c in (*judged.failed_checks, *judged.not_reached))
 
 
-def unused(book: Book, results: Iterable[CaseResult]) -> list[Waiver]:
-    """Active waivers whose checks all passed in these results (cases not run say nothing)."""
+def unused(book: Book, results: Iterable[Judged]) -> list[Waiver]:
+    """Active waivers whose checks all passed in these results (cases not run say nothing):
+    the results of a run, or the cases of a results document."""
     ran = {r.case: r for r in results}
-    return [
-        w
-        for w in book.active
-        if w.case in ran
-        and is_unused(w, ran[w.case].verdict, ran[w.case].failed_checks, ran[w.case].not_reached)
-    ]
-
-
-def unused_in(book: Book, cases: Iterable[Mapping[str, Any]]) -> list[Waiver]:
-    """Active waivers whose checks all passed in the cases of a results document."""
-    by_id = {str(c["case"]): c for c in cases}
-    found = []
-    for waiver in book.active:
-        case = by_id.get(str(waiver.case))
-        if case is None:
-            continue
-        verdict = "failed" if case["verdict"] == "waived" else str(case["verdict"])
-        failed = [str(c) for c in case.get("failed_checks") or ()]
-        reached = [str(c) for c in case.get("not_reached") or ()]
-        if is_unused(waiver, verdict, failed, reached):
-            found.append(waiver)
-    return found
+    return [w for w in book.active if w.case in ran and is_unused(w, ran[w.case])]

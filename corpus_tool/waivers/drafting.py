@@ -12,11 +12,11 @@ import tempfile
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
 
 from corpus_tool.errors import BusyError, InputError, UsageError
 from corpus_tool.io import files, schema
 from corpus_tool.model.checks import WAIVABLE
+from corpus_tool.model.json import JsonObject
 from corpus_tool.model.waiver import parse_day
 from corpus_tool.store import staging
 from corpus_tool.store.corpus import Corpus
@@ -39,7 +39,7 @@ class Draft:
     id: str | None = None
 
 
-def document(corpus: Corpus, draft: Draft, today: date) -> dict[str, Any]:
+def document(corpus: Corpus, draft: Draft, today: date) -> JsonObject:
     """The waiver document of a draft, every field checked (UsageError says what to fix)."""
     if draft.case not in corpus.case_ids():
         raise UsageError(f"no such case {draft.case!r}; the cases are in {corpus.cases_dir}")
@@ -51,7 +51,7 @@ def document(corpus: Corpus, draft: Draft, today: date) -> dict[str, Any]:
         )
     if not draft.reason.strip():
         raise UsageError("--reason is empty; say why the failure is acceptable for now")
-    doc: dict[str, Any] = {
+    doc: JsonObject = {
         "schema_version": 1,
         "id": draft.id or next_id(corpus),
         "kind": "check",
@@ -119,7 +119,7 @@ def next_id(corpus: Corpus) -> str:
     return f"W-{max(numbers, default=0) + 1:04d}"
 
 
-def create(corpus: Corpus, doc: dict[str, Any], chosen: bool, steps: Steps = NO_STEPS) -> Path:
+def create(corpus: Corpus, doc: JsonObject, chosen: bool, steps: Steps = NO_STEPS) -> Path:
     """Write the waiver as waivers/<id>.yaml, never over an existing file.
 
     The file appears whole or not at all (written aside, then hard-linked into place, which
@@ -137,7 +137,7 @@ def create(corpus: Corpus, doc: dict[str, Any], chosen: bool, steps: Steps = NO_
                 raise
         if chosen:
             raise UsageError(f"waiver {doc['id']} exists ({target}); choose another --id")
-        doc["id"] = f"W-{int(doc['id'][2:]) + 1:04d}"
+        doc["id"] = f"W-{int(str(doc['id'])[2:]) + 1:04d}"
     raise InputError("no free waiver id found", corpus.waivers_dir)
 
 

@@ -1,0 +1,241 @@
+"""The results document of a run (`corpus replay|check --results FILE`) as frozen, typed values,
+and the one place such a document is read.
+
+`Results` is the whole document, `CaseOutcome` one case's entry; `Verdict` and `Mode` are the
+closed vocabularies of a case (divergence kinds are `model.divergence.DivergenceKind`). The
+writer is `corpus_tool.replay.results` (it turns the replay's `CaseResult`s into the document
+the schema describes, schemas/results.schema.json); every reader (`corpus gate`, `status`,
+`waivers unused`, `diff`, the gate's sides) comes here, so a document is parsed into these
+values at the door and no reader holds its dict. Reading lives in the model, not beside the
+writer in `replay/`, so that the commands that only read a document (`status`, `waivers`)
+never load the replay engine or the graders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from corpus_tool.errors import InputError
+from corpus_tool.io import files, schema
+from corpus_tool.model.checks import NOT_REACHED, CheckResult
+from corpus_tool.model.divergence import Divergence
+from corpus_tool.model.events import event_from_doc
+from corpus_tool.model.findings import Finding
+from corpus_tool.model.trace import Terminal, Trajectory
+from corpus_tool.model.vocabulary import StrEnum
+from corpus_tool.model.waiver import INVALID, Broken, Waiver
+
+
+class Verdict(StrEnum):
+    """What a run made of a case; the order is the summary's (and the document's)."""
+
+    PASSED = "passed"
+    FAILED = "failed"  # counted as a failure
+    ERROR = "error"  # could not run; counted as a failure, never waived
+    KNOWN_UNKNOWN = "known_unknown"  # kept for the record, never counted
+    SKIPPED = "skipped"  # retired or tier archive: kept, not run
+    WAIVED = "waived"  # failed, every failing check excused by an active waiver
+
+
+FAILING: frozenset[Verdict] = frozenset({Verdict.FAILED, Verdict.ERROR})
+"""The verdicts that fail a run (and a case's exit status)."""
+
+
+class Mode(StrEnum):
+    """How replay matches the agent's requests against the recording."""
+
+    STRICT = "strict"
+    LENIENT = "lenient"
+
+
+@dataclass(frozen=True)
+class FieldNote:
+    """A model request field only one side carried (not compared), as the document notes it."""
+
+    path: str
+    carried_by: Literal["recording", "agent"]
+    steps: tuple[int, ...]
+    message: str
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    """One case of a results document: its verdict and everything recorded about why."""
+
+    case: str
+    verdict: Verdict
+    duration_ms: float = 0.0
+    failed_checks: tuple[str, ...] = ()
+    divergence: Divergence | None = None
+    status: str = "active"
+    tier: str = "fast"
+    tags: tuple[str, ...] = ()
+    mode: Mode | None = None
+    not_reached: tuple[str, ...] = ()
+    checks: tuple[CheckResult, ...] = ()
+    sequence_diff: tuple[str, ...] = ()
+    unused: tuple[int, ...] = ()
+    notes: tuple[FieldNote, ...] = ()
+    error: str | None = None
+    reason: str | None = None
+    output: str = ""
+    waived_by: tuple[str, ...] = ()
+    stack: tuple[str, ...] = ()
+    trajectory: Trajectory | None = None
+    """The replayed run (the first of --repeat); None when the case did not run."""
+
+    @property
+    def raw_verdict(self) -> Verdict:
+        """The verdict before any waiver: a waived case failed."""
+        return Verdict.FAILED if self.verdict is Verdict.WAIVED else self.verdict
+
+
+@dataclass(frozen=True)
+class Results:
+    """A whole results document: cases sorted by id, and the waivers as they stood."""
+
+    command: Literal["replay", "check"]
+    corpus: str
+    tool_version: str
+    summary: Mapping[str, int]  # total, then a count per `Verdict`
+    cases: tuple[CaseOutcome, ...]
+    waivers: tuple[Waiver | Broken, ...] = ()
+    findings: tuple[Finding, ...] = ()  # `check` only
+
+    def by_case(self) -> dict[str, CaseOutcome]:
+        """The cases by id (each is listed once in a document `read_results` accepted)."""
+        return {c.case: c for c in self.cases}
+
+
+REPLAY_HINT = "write one with `corpus replay --results FILE`"
+
+
+def read_results(path: Path) -> Results:
+    """A results document file, schema-checked, each case listed once (`corpus gate`, `status`,
+    `waivers unused`); anything else is a one-line InputError naming the file."""
+    doc = files.parse_json(files.read_bytes(path), path)
+    problem = schema.first_problem("results", doc, plain=True)  # JSON: the compiled check
+    if problem:
+        raise InputError(f"not a results document ({problem}); {REPLAY_HINT}", path)
+    if not isinstance(doc, dict):  # the schema says object; this tells mypy
+        raise InputError("not a results document", path)
+    results = _results(doc, path)
+    _once_each(results, path)
+    return results
+
+
+def results_from_doc(doc: dict[str, Any], path: Path, plain: bool) -> Results:
+    """A document parsed already (`corpus diff` reads JSON or YAML), schema-checked; a case
+    listed twice is read as its last entry."""
+    problem = schema.first_problem("results", doc, plain)
+    if problem:
+        raise InputError(f"not a valid results document: {problem}", path)
+    return _results(doc, path)
+
+
+def results_of(doc: Mapping[str, Any]) -> Results:
+    """A document this process has just built (`corpus gate --base`'s sides replay each
+    side into one): no file, and nothing to check that the writer did not make."""
+    return _results(doc, Path("<results>"))
+
+
+def _results(doc: Mapping[str, Any], path: Path) -> Results:
+    return Results(
+        command=doc["command"],
+        corpus=str(doc["corpus"]),
+        tool_version=str(doc["tool"]["version"]),
+        summary={str(k): int(v) for k, v in doc["summary"].items()},
+        cases=tuple(_case(entry, path) for entry in doc["cases"]),
+        waivers=tuple(_waiver(entry, path) for entry in doc.get("waivers") or ()),
+        findings=tuple(Finding(**f) for f in doc.get("findings") or ()),
+    )
+
+
+def _case(entry: Mapping[str, Any], path: Path) -> CaseOutcome:
+    divergence = entry.get("divergence")
+    mode = entry.get("mode")
+    return CaseOutcome(
+        case=str(entry["case"]),
+        verdict=Verdict(entry["verdict"]),
+        duration_ms=float(entry["duration_ms"]),
+        failed_checks=_strings(entry.get("failed_checks")),
+        divergence=Divergence.from_doc(divergence) if divergence else None,
+        status=str(entry.get("status") or "active"),
+        tier=str(entry.get("tier") or "fast"),
+        tags=_strings(entry.get("tags")),
+        mode=Mode(mode) if mode else None,
+        not_reached=_strings(entry.get("not_reached")),
+        checks=tuple(_check(c) for c in entry.get("checks") or ()),
+        sequence_diff=_strings(entry.get("sequence_diff")),
+        unused=tuple(int(seq) for seq in entry.get("unused") or ()),
+        notes=tuple(_note(n) for n in entry.get("notes") or ()),
+        error=entry.get("error"),
+        reason=entry.get("reason"),
+        output=str(entry.get("output") or ""),
+        waived_by=_strings(entry.get("waived_by")),
+        stack=_strings(entry.get("stack")),
+        trajectory=_trajectory(entry, path),
+    )
+
+
+def _strings(items: Any) -> tuple[str, ...]:
+    return tuple(str(item) for item in items or ())
+
+
+def _check(doc: Mapping[str, Any]) -> CheckResult:
+    outcome = doc.get("outcome")
+    return CheckResult(
+        name=str(doc["name"]),
+        passed=bool(doc["passed"]),
+        message=str(doc["message"]),
+        details=dict(doc.get("details") or {}),
+        reached=outcome != NOT_REACHED,
+    )
+
+
+def _note(doc: Mapping[str, Any]) -> FieldNote:
+    steps = tuple(int(s) for s in doc["steps"])
+    return FieldNote(str(doc["path"]), doc["carried_by"], steps, str(doc["message"]))
+
+
+def _trajectory(entry: Mapping[str, Any], path: Path) -> Trajectory | None:
+    """The replayed run; an event the trace model cannot read is refused, naming the case."""
+    stored = entry.get("trajectory")
+    if stored is None:
+        return None
+    try:
+        events = tuple(event_from_doc(e) for e in stored["events"])
+        return Trajectory(events, Terminal.from_doc(stored["terminal"]))
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise InputError(
+            f"case {entry['case']}: a replayed event cannot be read ({type(err).__name__}: {err})",
+            path,
+        ) from None
+
+
+def _waiver(entry: Mapping[str, Any], path: Path) -> Waiver | Broken:
+    """A waiver as the run recorded it; its state then is judged again by whoever reads it."""
+    if entry.get("state") == INVALID:
+        return Broken(str(entry["id"]), str(entry.get("problem") or "invalid"))
+    try:
+        return Waiver.from_doc(entry)
+    except ValueError as err:  # expires 2026-02-30: the pattern holds, the day does not exist
+        said = f"waiver {entry['id']}: {err}"
+        raise InputError(f"not a results document ({said}); {REPLAY_HINT}", path) from None
+
+
+def _once_each(results: Results, path: Path) -> None:
+    """Every case listed once: a second entry (failed, then passed) would let the later one
+    decide, so a document that lists a case twice is refused rather than read either way."""
+    seen: set[str] = set()
+    for outcome in results.cases:
+        if outcome.case in seen:
+            raise InputError(
+                f"lists case {outcome.case!r} more than once; write the document again with "
+                "`corpus replay --results FILE`",
+                path,
+            )
+        seen.add(outcome.case)
