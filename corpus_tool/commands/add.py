@@ -28,7 +28,7 @@ from corpus_tool.redact.guard import redaction_allow_list
 from corpus_tool.redact.rotation import check_key
 from corpus_tool.store import recovery, staging
 from corpus_tool.store.corpus import Corpus, check_case_id
-from corpus_tool.store.faults import NO_STEPS, Steps
+from corpus_tool.store.faults import NO_STEPS, StepCounter
 from corpus_tool.validate import completeness
 
 
@@ -73,7 +73,7 @@ def add(
     if options.case_id is not None:
         check_case_id(options.case_id)
     planned = plan_file(corpus, options, corpus_redactor(corpus, environ))
-    write_planned(corpus, planned, options.force, Steps.from_environ(environ), err)
+    write_planned(corpus, planned, options.force, StepCounter.from_environ(environ), err)
     report(corpus, planned, options.output, out)
     return 0
 
@@ -140,7 +140,7 @@ def write_planned(
     corpus: Corpus,
     planned: list[Planned],
     force: bool,
-    steps: Steps = NO_STEPS,
+    steps: StepCounter = NO_STEPS,
     err: TextIO | None = None,
 ) -> None:
     """Write checked cases, each in one rename under its lock, every lock taken first.

@@ -32,11 +32,11 @@ from corpus_tool.commands.add import (
 from corpus_tool.errors import CorpusError, InputError, UsageError
 from corpus_tool.io import escapes, files
 from corpus_tool.store.corpus import Corpus
-from corpus_tool.store.faults import Steps
+from corpus_tool.store.faults import StepCounter
 
 
 @dataclass(frozen=True)
-class Verdict:
+class IncidentOutcome:
     """One incident file's outcome: its planned cases, or why it was refused."""
 
     path: Path
@@ -71,7 +71,7 @@ def add_many(
     refused = [v for v in verdicts if v.error is not None]
     written = [v for v in verdicts if v.error is None] if options.keep_going or not refused else []
     cases = [case for verdict in written for case in verdict.planned]
-    write_planned(corpus, cases, options.force, Steps.from_environ(environ), err)
+    write_planned(corpus, cases, options.force, StepCounter.from_environ(environ), err)
     _report(corpus, verdicts, written, options, (out, err or sys.stderr))
     return 2 if refused else 0
 
@@ -111,16 +111,16 @@ def _incidents_below(top: Path) -> list[Path]:
 
 def _verdict(
     corpus: Corpus, options: AddOptions, redactor: redact.Redactor, advance: Callable[[], None]
-) -> Verdict:
+) -> IncidentOutcome:
     try:
-        return Verdict(options.incident, tuple(plan_file(corpus, options, redactor)))
+        return IncidentOutcome(options.incident, tuple(plan_file(corpus, options, redactor)))
     except CorpusError as err:
-        return Verdict(options.incident, error=str(err))
+        return IncidentOutcome(options.incident, error=str(err))
     finally:
         advance()
 
 
-def _refuse_twins(verdicts: list[Verdict]) -> list[Verdict]:
+def _refuse_twins(verdicts: list[IncidentOutcome]) -> list[IncidentOutcome]:
     """Two files must not become one case: the later file is refused, naming the earlier."""
     seen: dict[str, Path] = {}
     out = []
@@ -128,7 +128,7 @@ def _refuse_twins(verdicts: list[Verdict]) -> list[Verdict]:
         clash = next((c.case_id for c in verdict.planned if c.case_id in seen), None)
         if clash is not None:
             message = f"{verdict.path}: would become case {clash!r} like {seen[clash]}; use --id"
-            verdict = Verdict(verdict.path, error=message)
+            verdict = IncidentOutcome(verdict.path, error=message)
         else:
             seen.update({c.case_id: verdict.path for c in verdict.planned})
         out.append(verdict)
@@ -137,8 +137,8 @@ def _refuse_twins(verdicts: list[Verdict]) -> list[Verdict]:
 
 def _report(
     corpus: Corpus,
-    verdicts: list[Verdict],
-    written: list[Verdict],
+    verdicts: list[IncidentOutcome],
+    written: list[IncidentOutcome],
     options: AddOptions,
     streams: tuple[TextIO, TextIO],
 ) -> None:
@@ -158,7 +158,7 @@ def _report(
     (err if refused else out).write(summary + (nothing if not options.keep_going else "") + "\n")
 
 
-def _json(corpus: Corpus, verdicts: list[Verdict], done: set[Path]) -> dict[str, Any]:
+def _json(corpus: Corpus, verdicts: list[IncidentOutcome], done: set[Path]) -> dict[str, Any]:
     return {
         "incidents": [
             {

@@ -11,7 +11,7 @@ from typing import TextIO
 
 from corpus_tool.errors import CorpusError, InputError
 from corpus_tool.io import files, schema
-from corpus_tool.io.migrations import Steps, upgrade_text
+from corpus_tool.io.migrations import Migrations, upgrade_text
 from corpus_tool.store import staging
 from corpus_tool.store.corpus import Corpus, refuse_outside_links
 
@@ -28,7 +28,7 @@ class Upgraded:
 
 
 def migrate(
-    corpus: Corpus, steps: Steps, dry_run: bool, output: str, cwd: Path, out: TextIO
+    corpus: Corpus, steps: Migrations, dry_run: bool, output: str, cwd: Path, out: TextIO
 ) -> int:
     """Every file is upgraded in memory first; one that cannot be is an error and nothing is
     written. Each file is then replaced atomically. 0 whether or not anything changed."""
@@ -67,7 +67,7 @@ def corpus_files(corpus: Corpus) -> list[tuple[Path, str]]:
     return found
 
 
-def _plan(corpus: Corpus, steps: Steps) -> tuple[list[Upgraded], list[CorpusError]]:
+def _plan(corpus: Corpus, steps: Migrations) -> tuple[list[Upgraded], list[CorpusError]]:
     found: list[Upgraded] = []
     problems: list[CorpusError] = []
     for path, kind in corpus_files(corpus):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from corpus_tool.grade.compare import describe, exact_diff, subset_diff
+from corpus_tool.grade.arg_diff import describe, exact_diff, subset_diff
 from corpus_tool.grade.result import verdict
 from corpus_tool.grade.view import RunView, show
 from corpus_tool.model.checks import CheckResult

@@ -21,7 +21,7 @@ Upgrade = Callable[[MutableMapping[str, Any]], None]
 
 
 @dataclass(frozen=True)
-class Step:
+class Migration:
     """One step: a `kind` of file (trace, expected, waiver, corpus) up to `version`."""
 
     kind: str
@@ -31,29 +31,29 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Steps:
+class Migrations:
     """The registry of steps; `add` returns a new registry (the shipped one stays as it is)."""
 
-    steps: tuple[Step, ...] = ()
+    steps: tuple[Migration, ...] = ()
 
-    def add(self, step: Step) -> Steps:
+    def add(self, step: Migration) -> Migrations:
         if any(s.kind == step.kind and s.version == step.version for s in self.steps):
             raise ValueError(f"a {step.kind} step to version {step.version} exists")
-        return Steps((*self.steps, step))
+        return Migrations((*self.steps, step))
 
-    def path(self, kind: str, start: int, target: int) -> list[Step] | None:
+    def path(self, kind: str, start: int, target: int) -> list[Migration] | None:
         """The steps from `start` up to `target`, in order; None when one is missing."""
         found = {s.version: s for s in self.steps if s.kind == kind}
         chain = [found.get(v) for v in range(start + 1, target + 1)]
         return None if any(s is None for s in chain) else [s for s in chain if s is not None]
 
 
-REGISTERED = Steps()
+REGISTERED = Migrations()
 """The steps this corpus-tool ships (none yet)."""
 
 
 def upgrade_text(
-    text: str, kind: str, target: int, steps: Steps, where: str
+    text: str, kind: str, target: int, steps: Migrations, where: str
 ) -> tuple[str, int] | None:
     """The file upgraded to `target` and the version it had; None when it is at `target`."""
     yaml = _yaml(STYLES[0])

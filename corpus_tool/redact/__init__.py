@@ -35,13 +35,13 @@ POLICY = 2
 
 __all__ = [
     "DEFAULT_KEY_ENV", "DETECTORS", "MARKER", "POLICY", "SECRET_KEY", "AllowList", "RawHit",
-    "Redaction", "RedactionKey", "Redactor", "detector_names", "fingerprint", "holds", "key_env",
+    "Redacted", "RedactionKey", "Redactor", "detector_names", "fingerprint", "holds", "key_env",
     "keygen", "load_key", "needles", "pseudonym", "redact", "scan", "write_key_file",
     "yaml_comments",
 ]  # fmt: skip
 
 
-class Redaction(NamedTuple):
+class Redacted(NamedTuple):
     """A redacted value and how many values were replaced or dropped in it."""
 
     value: Any
@@ -57,7 +57,7 @@ class Redactor:
     drop_keys: tuple[str, ...] = ()
     allow: AllowList | None = None
 
-    def __call__(self, value: Any) -> Redaction:
+    def __call__(self, value: Any) -> Redacted:
         return redact(value, self.key, self.drop_keys, self.allow)
 
 
@@ -66,7 +66,7 @@ def redact(
     key: RedactionKey,
     drop_keys: Iterable[str] = (),
     allow: AllowList | None = None,
-) -> Redaction:
+) -> Redacted:
     """Replace every detected value in a JSON-like value by its pseudonym; a value the
     allow-list names (a reviewed redaction waiver: not personal data) stays as it is."""
     cache: dict[tuple[str, str], tuple[str, bool]] = {}  # -> (what is written, allowed)
@@ -84,7 +84,7 @@ def redact(
 
     walk = Walk(rewrite, drop_keys)
     clean = walk.value(value)
-    return Redaction(clean, len(walk.hits) - kept)
+    return Redacted(clean, len(walk.hits) - kept)
 
 
 def scan(value: Any, drop_keys: Iterable[str] = ()) -> list[RawHit]:

@@ -51,7 +51,7 @@ class CaseSpec:
 
 
 @dataclass(frozen=True)
-class Replay:
+class Replayed:
     """One replay: the new trajectory, how it ended, and the first divergence if any."""
 
     events: tuple[Event, ...]
@@ -77,7 +77,7 @@ def source_for(spec: CaseSpec) -> StrictSource | LenientSource:
     return LenientSource(recording, script, spec.ignored)
 
 
-def replay(agent: Agent, spec: CaseSpec) -> Replay:
+def replay(agent: Agent, spec: CaseSpec) -> Replayed:
     """Run `agent` on the case's input with the recording as its only world."""
     source = source_for(spec)
     rt = Runtime(source, FrozenClock(start_of(spec.trace)), random.Random(seed_of(spec.trace)))
@@ -94,7 +94,7 @@ def replay(agent: Agent, spec: CaseSpec) -> Replay:
         divergence = _unused(unused, len(rt.events) + 1) or _ending(spec, rt.events, terminal)
     stopped = f"{cut.kind} divergence" if cut is not None else None
     diff = sequence_diff(spec.trace, events, terminal, stopped) if divergence is not None else []
-    return Replay(events, terminal, divergence, unused, tuple(diff), source.notes(), cut)
+    return Replayed(events, terminal, divergence, unused, tuple(diff), source.notes(), cut)
 
 
 def cut_short(spec: CaseSpec, events: Sequence[Event], at: Divergence | None) -> CutShort | None:

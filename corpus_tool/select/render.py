@@ -37,7 +37,7 @@ class Report:
     explain: bool = False
 
 
-class Reporter(Protocol):
+class Renderer(Protocol):
     def __call__(self, report: Report, out: TextIO, err: TextIO) -> None: ...
 
 
@@ -179,7 +179,7 @@ def _chosen_shards(report: Report) -> list[Shard]:
     return list(report.shards)
 
 
-REPORTERS: dict[str, Reporter] = {
+REPORTERS: dict[str, Renderer] = {
     "lines": lines,
     "json": as_json,
     "pytest": pytest_args,
