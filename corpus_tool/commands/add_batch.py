@@ -5,7 +5,7 @@ A directory is a folder of incidents, except an OpenHands conversation directory
 
 The single-file path is `add.add`; this module expands directories, plans every file with the
 same code, and either writes nothing when one file is refused (the default) or, with
-`--keep-going`, gives each file its own verdict. A rich progress bar shows on a terminal.
+`--keep-going`, gives each file its own outcome. A rich progress bar shows on a terminal.
 """
 
 from __future__ import annotations
@@ -64,15 +64,15 @@ def add_many(
     environ = os.environ if environ is None else environ
     redactor = corpus_redactor(corpus, environ)
     with _progress(out, len(incidents)) as advance:
-        verdicts = [
-            _verdict(corpus, replace(options, incident=p), redactor, advance) for p in incidents
+        outcomes = [
+            _outcome(corpus, replace(options, incident=p), redactor, advance) for p in incidents
         ]
-    verdicts = _refuse_twins(verdicts)
-    refused = [v for v in verdicts if v.error is not None]
-    written = [v for v in verdicts if v.error is None] if options.keep_going or not refused else []
-    cases = [case for verdict in written for case in verdict.planned]
+    outcomes = _refuse_twins(outcomes)
+    refused = [v for v in outcomes if v.error is not None]
+    written = [v for v in outcomes if v.error is None] if options.keep_going or not refused else []
+    cases = [case for outcome in written for case in outcome.planned]
     write_planned(corpus, cases, options.force, StepCounter.from_environ(environ), err)
-    _report(corpus, verdicts, written, options, (out, err or sys.stderr))
+    _report(corpus, outcomes, written, options, (out, err or sys.stderr))
     return 2 if refused else 0
 
 
@@ -109,7 +109,7 @@ def _incidents_below(top: Path) -> list[Path]:
     return sorted(found)
 
 
-def _verdict(
+def _outcome(
     corpus: Corpus, options: AddOptions, redactor: redact.Redactor, advance: Callable[[], None]
 ) -> IncidentOutcome:
     try:
@@ -120,24 +120,24 @@ def _verdict(
         advance()
 
 
-def _refuse_twins(verdicts: list[IncidentOutcome]) -> list[IncidentOutcome]:
+def _refuse_twins(outcomes: list[IncidentOutcome]) -> list[IncidentOutcome]:
     """Two files must not become one case: the later file is refused, naming the earlier."""
     seen: dict[str, Path] = {}
     out = []
-    for verdict in verdicts:
-        clash = next((c.case_id for c in verdict.planned if c.case_id in seen), None)
+    for outcome in outcomes:
+        clash = next((c.case_id for c in outcome.planned if c.case_id in seen), None)
         if clash is not None:
-            message = f"{verdict.path}: would become case {clash!r} like {seen[clash]}; use --id"
-            verdict = IncidentOutcome(verdict.path, error=message)
+            message = f"{outcome.path}: would become case {clash!r} like {seen[clash]}; use --id"
+            outcome = IncidentOutcome(outcome.path, error=message)
         else:
-            seen.update({c.case_id: verdict.path for c in verdict.planned})
-        out.append(verdict)
+            seen.update({c.case_id: outcome.path for c in outcome.planned})
+        out.append(outcome)
     return out
 
 
 def _report(
     corpus: Corpus,
-    verdicts: list[IncidentOutcome],
+    outcomes: list[IncidentOutcome],
     written: list[IncidentOutcome],
     options: AddOptions,
     streams: tuple[TextIO, TextIO],
@@ -145,20 +145,20 @@ def _report(
     out, err = streams
     done = {v.path for v in written}
     if options.output == "json":
-        out.write(files.json_text(_json(corpus, verdicts, done)))
+        out.write(files.json_text(_json(corpus, outcomes, done)))
         return
-    for verdict in written:
-        report(corpus, list(verdict.planned), "text", out)
-    refused = [v for v in verdicts if v.error is not None]
-    for verdict in refused:
-        err.write(f"corpus add: refused: {escapes.line(verdict.error)}\n")
+    for outcome in written:
+        report(corpus, list(outcome.planned), "text", out)
+    refused = [v for v in outcomes if v.error is not None]
+    for outcome in refused:
+        err.write(f"corpus add: refused: {escapes.line(outcome.error)}\n")
     cases = sum(len(v.planned) for v in written)
     nothing = "; nothing written (--keep-going adds the others)" if refused else ""
-    summary = f"{len(verdicts)} incident(s): {cases} case(s) added, {len(refused)} refused"
+    summary = f"{len(outcomes)} incident(s): {cases} case(s) added, {len(refused)} refused"
     (err if refused else out).write(summary + (nothing if not options.keep_going else "") + "\n")
 
 
-def _json(corpus: Corpus, verdicts: list[IncidentOutcome], done: set[Path]) -> dict[str, Any]:
+def _json(corpus: Corpus, outcomes: list[IncidentOutcome], done: set[Path]) -> dict[str, Any]:
     return {
         "incidents": [
             {
@@ -167,10 +167,10 @@ def _json(corpus: Corpus, verdicts: list[IncidentOutcome], done: set[Path]) -> d
                 "error": v.error,
                 "cases": [case_summary(corpus, c) for c in v.planned],
             }
-            for v in verdicts
+            for v in outcomes
         ],
-        "added": sum(len(v.planned) for v in verdicts if v.path in done),
-        "refused": sum(1 for v in verdicts if v.error is not None),
+        "added": sum(len(v.planned) for v in outcomes if v.path in done),
+        "refused": sum(1 for v in outcomes if v.error is not None),
     }
 
 

@@ -13,7 +13,7 @@ from corpus_tool.select.changed import ResolvedRevisions, resolve_sides, select_
 from corpus_tool.select.facts import ExpectedFacts
 from corpus_tool.select.git import INDEX, WORKTREE, Repository
 from corpus_tool.select.layout import Layout
-from corpus_tool.select.render import REPORTERS, Report
+from corpus_tool.select.render import RENDERERS, Report
 from corpus_tool.select.selection import Selection
 from corpus_tool.select.shard import Shard, ShardSpec, balance
 from corpus_tool.store.corpus import locate
@@ -51,7 +51,7 @@ def affected(
     warning = cache.save()
     if warning is not None:
         err.write(f"corpus affected: warning: {warning}\n")
-    REPORTERS[options.output](report, out, err)
+    RENDERERS[options.output](report, out, err)
     return 0
 
 

@@ -31,7 +31,15 @@ from corpus_tool.replay.workers.loader import Agent
 from corpus_tool.replay.workers.network import NetworkBlocked, no_network
 from corpus_tool.replay.workers.stdio import agent_stdout, described
 
-STATUSES = ("succeeded", "submitted", "rejected", "needs_human", "failed", "unknown", "step_limit")
+TERMINAL_STATUSES = (
+    "succeeded",
+    "submitted",
+    "rejected",
+    "needs_human",
+    "failed",
+    "unknown",
+    "step_limit",
+)
 
 
 class AgentContractError(Exception):
@@ -162,17 +170,17 @@ def terminal_of(returned: Any) -> Terminal:
     """The {status, output} an entrypoint returned, checked."""
     try:
         status = returned.get("status") if isinstance(returned, Mapping) else None
-        output = plain(returned.get("output")) if status in STATUSES else None
+        output = plain(returned.get("output")) if status in TERMINAL_STATUSES else None
     except Exception as err:  # a mapping that raises, an output that refers to itself
         raise AgentContractError(
             "the entrypoint's return value cannot be read "
             f"({type(err).__name__}: {described(err)}); "
             "return plain data: dicts, lists, strings, numbers"
         ) from None
-    if status not in STATUSES:
+    if status not in TERMINAL_STATUSES:
         raise AgentContractError(
             f"the entrypoint returned {_shown(returned)}; return "
-            f"{{'status': one of {', '.join(STATUSES)}, 'output': ...}}"
+            f"{{'status': one of {', '.join(TERMINAL_STATUSES)}, 'output': ...}}"
         )
     return Terminal(status, output)
 

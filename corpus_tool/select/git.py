@@ -19,7 +19,7 @@ import git
 
 from corpus_tool.errors import UsageError
 
-STATUSES = {"A": "added", "C": "added", "D": "deleted", "M": "modified", "R": "renamed"}
+CHANGE_STATUSES = {"A": "added", "C": "added", "D": "deleted", "M": "modified", "R": "renamed"}
 """git's one-letter diff statuses; T (type change) and U (unmerged) read as modified."""
 
 BATCH = 4096
@@ -253,10 +253,14 @@ def parse_raw(raw: str) -> list[ChangedFile]:
         link = GITLINK in (old_mode, new_mode)
         if letter in ("R", "C"):
             old, new = tokens[i + 1], tokens[i + 2]
-            found.append(ChangedFile(STATUSES[letter], new, old if letter == "R" else None, link))
+            found.append(
+                ChangedFile(CHANGE_STATUSES[letter], new, old if letter == "R" else None, link)
+            )
             i += 3
         else:
-            found.append(ChangedFile(STATUSES.get(letter, "modified"), tokens[i + 1], None, link))
+            found.append(
+                ChangedFile(CHANGE_STATUSES.get(letter, "modified"), tokens[i + 1], None, link)
+            )
             i += 2
     return found
 

@@ -41,7 +41,7 @@ from corpus_tool.model.field_diff import FieldDiff
 from corpus_tool.model.trace import Terminal, Trace
 from corpus_tool.model.values import ABSENT
 from corpus_tool.replay.divergence import KINDS, Divergence
-from corpus_tool.replay.engine import STATUSES, CaseSpec, Replayed
+from corpus_tool.replay.engine import TERMINAL_STATUSES, CaseSpec, Replayed
 from corpus_tool.replay.requests import AGENT, RECORDING, SHARED, RequestNote
 
 HEADER = struct.Struct(">Q")
@@ -246,7 +246,7 @@ def _recorded(doc: dict[str, Any]) -> ModelCallEvent | ToolCallEvent:
 
 
 def _terminal(doc: Any) -> Terminal:
-    if not isinstance(doc, dict) or doc.get("status") not in STATUSES:
+    if not isinstance(doc, dict) or doc.get("status") not in TERMINAL_STATUSES:
         raise WireError("the replay's terminal has no valid status")
     if doc.get("seq") is not None and not _is_int(doc.get("seq")):
         raise WireError("the replay's terminal seq is not an integer")
