@@ -1,4 +1,4 @@
-"""`corpus migrate`: registered schema steps applied with comments, order and quoting kept."""
+"""`corpus migrate`: registered schema migrations applied with comments, order and quoting kept."""
 
 from __future__ import annotations
 
