@@ -46,7 +46,7 @@ from corpus_tool.model.trace import Trace
 from corpus_tool.redact.guard import redaction_allow_list
 from corpus_tool.redact.rotation import check_key
 from corpus_tool.store.corpus import Corpus, check_case_id
-from corpus_tool.store.faults import Steps
+from corpus_tool.store.faults import StepCounter
 from corpus_tool.validate import completeness
 
 
@@ -62,7 +62,7 @@ def add_incident(
     if options.case_id is not None:
         check_case_id(options.case_id)
     planned = plan(corpus, options, corpus_redactor(corpus, environ))
-    write(corpus, planned, options.force, Steps.from_environ(environ), err)
+    write(corpus, planned, options.force, StepCounter.from_environ(environ), err)
     return planned
 
 

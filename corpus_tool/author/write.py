@@ -10,14 +10,14 @@ from corpus_tool.author.stages import Planned
 from corpus_tool.io import files
 from corpus_tool.store import recovery, staging
 from corpus_tool.store.corpus import Corpus
-from corpus_tool.store.faults import NO_STEPS, Steps
+from corpus_tool.store.faults import NO_STEPS, StepCounter
 
 
 def write(
     corpus: Corpus,
     planned: Sequence[Planned],
     force: bool,
-    steps: Steps = NO_STEPS,
+    steps: StepCounter = NO_STEPS,
     err: TextIO | None = None,
 ) -> None:
     """Write checked cases, each in one rename under its lock, every lock taken first.

@@ -5,7 +5,7 @@ A directory is a folder of incidents, except an OpenHands conversation directory
 
 One file is `corpus add FILE` (author.plan.add_incident); this module expands directories,
 plans every file with the same pipeline (author.plan.plan), and either writes nothing when one
-file is refused (the default) or, with `--keep-going`, gives each file its own verdict.
+file is refused (the default) or, with `--keep-going`, gives each file its own outcome.
 A rich progress bar shows on a terminal.
 """
 
@@ -27,11 +27,11 @@ from corpus_tool.author.write import write
 from corpus_tool.errors import CorpusError, InputError, UsageError
 from corpus_tool.io import escapes, files
 from corpus_tool.store.corpus import Corpus
-from corpus_tool.store.faults import Steps
+from corpus_tool.store.faults import StepCounter
 
 
 @dataclass(frozen=True)
-class Verdict:
+class IncidentOutcome:
     """One incident file's outcome: its planned cases, or why it was refused."""
 
     path: Path
@@ -61,15 +61,15 @@ def add_many(
         raise UsageError("--tools-log completes one incident; add the files one by one")
     redactor = corpus_redactor(corpus, environ)
     with _progress(out, len(incidents)) as advance:
-        verdicts = [
-            _verdict(corpus, replace(options, incident=p), redactor, advance) for p in incidents
+        outcomes = [
+            _outcome(corpus, replace(options, incident=p), redactor, advance) for p in incidents
         ]
-    verdicts = _refuse_twins(verdicts)
-    refused = [v for v in verdicts if v.error is not None]
-    written = [v for v in verdicts if v.error is None] if options.keep_going or not refused else []
-    cases = [case for verdict in written for case in verdict.planned]
-    write(corpus, cases, options.force, Steps.from_environ(environ), err)
-    _report(corpus, verdicts, written, options, (out, err or sys.stderr))
+    outcomes = _refuse_twins(outcomes)
+    refused = [v for v in outcomes if v.error is not None]
+    written = [v for v in outcomes if v.error is None] if options.keep_going or not refused else []
+    cases = [case for outcome in written for case in outcome.planned]
+    write(corpus, cases, options.force, StepCounter.from_environ(environ), err)
+    _report(corpus, outcomes, written, options, (out, err or sys.stderr))
     return 2 if refused else 0
 
 
@@ -106,56 +106,56 @@ def _incidents_below(top: Path) -> list[Path]:
     return sorted(found)
 
 
-def _verdict(
+def _outcome(
     corpus: Corpus, options: AddOptions, redactor: redact.Redactor, advance: Callable[[], None]
-) -> Verdict:
+) -> IncidentOutcome:
     try:
-        return Verdict(options.incident, plan(corpus, options, redactor))
+        return IncidentOutcome(options.incident, plan(corpus, options, redactor))
     except CorpusError as err:
-        return Verdict(options.incident, error=str(err))
+        return IncidentOutcome(options.incident, error=str(err))
     finally:
         advance()
 
 
-def _refuse_twins(verdicts: list[Verdict]) -> list[Verdict]:
+def _refuse_twins(outcomes: list[IncidentOutcome]) -> list[IncidentOutcome]:
     """Two files must not become one case: the later file is refused, naming the earlier."""
     seen: dict[str, Path] = {}
     out = []
-    for verdict in verdicts:
-        clash = next((c.case_id for c in verdict.planned if c.case_id in seen), None)
+    for outcome in outcomes:
+        clash = next((c.case_id for c in outcome.planned if c.case_id in seen), None)
         if clash is not None:
-            message = f"{verdict.path}: would become case {clash!r} like {seen[clash]}; use --id"
-            verdict = Verdict(verdict.path, error=message)
+            message = f"{outcome.path}: would become case {clash!r} like {seen[clash]}; use --id"
+            outcome = IncidentOutcome(outcome.path, error=message)
         else:
-            seen.update({c.case_id: verdict.path for c in verdict.planned})
-        out.append(verdict)
+            seen.update({c.case_id: outcome.path for c in outcome.planned})
+        out.append(outcome)
     return out
 
 
 def _report(
     corpus: Corpus,
-    verdicts: list[Verdict],
-    written: list[Verdict],
+    outcomes: list[IncidentOutcome],
+    written: list[IncidentOutcome],
     options: AddOptions,
     streams: tuple[TextIO, TextIO],
 ) -> None:
     out, err = streams
     done = {v.path for v in written}
     if options.output == "json":
-        out.write(files.json_text(_json(corpus, verdicts, done)))
+        out.write(files.json_text(_json(corpus, outcomes, done)))
         return
-    for verdict in written:
-        report(corpus, list(verdict.planned), "text", out)
-    refused = [v for v in verdicts if v.error is not None]
-    for verdict in refused:
-        err.write(f"corpus add: refused: {escapes.line(verdict.error)}\n")
+    for outcome in written:
+        report(corpus, list(outcome.planned), "text", out)
+    refused = [v for v in outcomes if v.error is not None]
+    for outcome in refused:
+        err.write(f"corpus add: refused: {escapes.line(outcome.error)}\n")
     cases = sum(len(v.planned) for v in written)
     nothing = "; nothing written (--keep-going adds the others)" if refused else ""
-    summary = f"{len(verdicts)} incident(s): {cases} case(s) added, {len(refused)} refused"
+    summary = f"{len(outcomes)} incident(s): {cases} case(s) added, {len(refused)} refused"
     (err if refused else out).write(summary + (nothing if not options.keep_going else "") + "\n")
 
 
-def _json(corpus: Corpus, verdicts: list[Verdict], done: set[Path]) -> dict[str, Any]:
+def _json(corpus: Corpus, outcomes: list[IncidentOutcome], done: set[Path]) -> dict[str, Any]:
     return {
         "incidents": [
             {
@@ -164,10 +164,10 @@ def _json(corpus: Corpus, verdicts: list[Verdict], done: set[Path]) -> dict[str,
                 "error": v.error,
                 "cases": [summary(corpus, c) for c in v.planned],
             }
-            for v in verdicts
+            for v in outcomes
         ],
-        "added": sum(len(v.planned) for v in verdicts if v.path in done),
-        "refused": sum(1 for v in verdicts if v.error is not None),
+        "added": sum(len(v.planned) for v in outcomes if v.path in done),
+        "refused": sum(1 for v in outcomes if v.error is not None),
     }
 
 

@@ -9,11 +9,11 @@ from typing import TextIO
 
 from corpus_tool.errors import UsageError
 from corpus_tool.select.cache import FactCache
-from corpus_tool.select.changed import Sides, resolve_sides, select_changed
+from corpus_tool.select.changed import ResolvedRevisions, resolve_sides, select_changed
 from corpus_tool.select.facts import ExpectedFacts
 from corpus_tool.select.git import INDEX, WORKTREE, Repository
 from corpus_tool.select.layout import Layout
-from corpus_tool.select.render import REPORTERS, Report
+from corpus_tool.select.render import RENDERERS, Report
 from corpus_tool.select.selection import Selection
 from corpus_tool.select.shard import Shard, ShardSpec, balance
 from corpus_tool.store.corpus import locate
@@ -51,7 +51,7 @@ def affected(
     warning = cache.save()
     if warning is not None:
         err.write(f"corpus affected: warning: {warning}\n")
-    REPORTERS[options.output](report, out, err)
+    RENDERERS[options.output](report, out, err)
     return 0
 
 
@@ -72,7 +72,9 @@ def _head_of(options: AffectedOptions) -> str | None:
     return INDEX if options.staged else WORKTREE if options.worktree else options.head
 
 
-def _report(selection: Selection, options: AffectedOptions, sides: Sides, corpus: str) -> Report:
+def _report(
+    selection: Selection, options: AffectedOptions, sides: ResolvedRevisions, corpus: str
+) -> Report:
     cases = selection.cases
     picked = selection.selected()
     if options.tiers:

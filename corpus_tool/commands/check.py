@@ -12,7 +12,7 @@ from typing import TextIO
 from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
 from corpus_tool.model.findings import Finding, sort_findings
 from corpus_tool.replay.cases import LoadedCase, load_case
-from corpus_tool.replay.runner import select
+from corpus_tool.replay.runner import requested_cases
 from corpus_tool.store import recovery
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.validate.run import Caches, ValidationRun, pending_forget, relative_to
@@ -35,7 +35,7 @@ def check(
     """
     env = os.environ if environ is None else environ
     caches = Caches(env, cached)
-    ids = select(corpus, options.run)
+    ids = requested_cases(corpus, options.run)
     show = relative_to(cwd)
     forgetting, found = pending_forget(corpus, show)
     run = ValidationRun(corpus, today, show, env, caches.get(corpus.root), None, forgetting)

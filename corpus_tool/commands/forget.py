@@ -24,7 +24,7 @@ from corpus_tool.errors import InputError, UsageError
 from corpus_tool.io import files
 from corpus_tool.store import erasure, recovery
 from corpus_tool.store.corpus import Corpus
-from corpus_tool.store.faults import Steps
+from corpus_tool.store.faults import StepCounter
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def forget(
             "no detector recognises this value, so no case can hold a pseudonym of it; give an "
             "email, phone number, ID, card or account number, or a token, as it was written"
         )
-    steps = Steps.from_environ(environ)
+    steps = StepCounter.from_environ(environ)
     if not options.dry_run:
         for note in recovery.recover(corpus, steps):
             if err is not None:

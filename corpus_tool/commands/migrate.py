@@ -11,7 +11,7 @@ from typing import TextIO
 
 from corpus_tool.errors import CorpusError, InputError
 from corpus_tool.io import files, schema
-from corpus_tool.io.migrations import Steps, upgrade_text
+from corpus_tool.io.migrations import Migrations, upgrade_text
 from corpus_tool.store import staging
 from corpus_tool.store.corpus import Corpus, refuse_outside_links
 
@@ -28,12 +28,12 @@ class Upgraded:
 
 
 def migrate(
-    corpus: Corpus, steps: Steps, dry_run: bool, output: str, cwd: Path, out: TextIO
+    corpus: Corpus, migrations: Migrations, dry_run: bool, output: str, cwd: Path, out: TextIO
 ) -> int:
     """Every file is upgraded in memory first; one that cannot be is an error and nothing is
     written. Each file is then replaced atomically. 0 whether or not anything changed."""
     refuse_outside_links(corpus)  # it would rewrite files the repository does not hold
-    found, problems = _plan(corpus, steps)
+    found, problems = _plan(corpus, migrations)
     if problems:
         shown = "; ".join(str(p) for p in problems[:5])
         more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
@@ -67,13 +67,13 @@ def corpus_files(corpus: Corpus) -> list[tuple[Path, str]]:
     return found
 
 
-def _plan(corpus: Corpus, steps: Steps) -> tuple[list[Upgraded], list[CorpusError]]:
+def _plan(corpus: Corpus, migrations: Migrations) -> tuple[list[Upgraded], list[CorpusError]]:
     found: list[Upgraded] = []
     problems: list[CorpusError] = []
     for path, kind in corpus_files(corpus):
         try:
             text = files.read_bytes(path, within=corpus.root).decode("utf-8")
-            done = upgrade_text(text, kind, schema.CURRENT_VERSION[kind], steps, str(path))
+            done = upgrade_text(text, kind, schema.CURRENT_VERSION[kind], migrations, str(path))
         except CorpusError as err:
             problems.append(err)
             continue

@@ -19,10 +19,10 @@ from corpus_tool.minimize.render import summary, text_lines
 from corpus_tool.minimize.stale import stale
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay.cases import load_case
-from corpus_tool.replay.runner import RunOptions, select
+from corpus_tool.replay.runner import RunOptions, requested_cases
 from corpus_tool.store import recovery, staging
 from corpus_tool.store.corpus import Corpus
-from corpus_tool.store.faults import Steps
+from corpus_tool.store.faults import StepCounter
 
 
 @dataclass(frozen=True)
@@ -49,12 +49,12 @@ def minimize(
     The agent runs only in a replay worker, as in `check`: an agent that cannot be imported is
     an InputError (exit 2), one that cannot replay the whole case AgentFailed (exit 1).
     """
-    steps = Steps.from_environ(os.environ if environ is None else environ)
+    steps = StepCounter.from_environ(os.environ if environ is None else environ)
     if not options.dry_run:  # it writes: interrupted writes are finished or undone first
         for note in recovery.recover(corpus, steps):
             if err is not None:
                 err.write(f"corpus minimize: {note}\n")
-    (case_id,) = select(corpus, RunOptions((options.case,)))
+    (case_id,) = requested_cases(corpus, RunOptions((options.case,)))
     path = corpus.case_dir(case_id) / "trace.yaml"
     fingerprint = _sha(path, corpus)
     loaded = load_case(corpus, case_id)

@@ -6,7 +6,7 @@ from datetime import date
 from typing import TextIO
 
 from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
-from corpus_tool.replay.runner import select
+from corpus_tool.replay.runner import requested_cases
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.waivers.book import read_book
 
@@ -14,6 +14,6 @@ from corpus_tool.waivers.book import read_book
 def replay(corpus: Corpus, options: ReplayOptions, out: TextIO, today: date) -> int:
     """Replay and grade the selected cases; 0 when none fails (waived ones included), else 1."""
     book = read_book(corpus, today)
-    results = execute(corpus, select(corpus, options.run), options, out, book)
+    results = execute(corpus, requested_cases(corpus, options.run), options, out, book)
     finish(corpus, results, options, out, "replay", book)
     return exit_code(results)

@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TextIO
 
-from corpus_tool.gate.drift import SOON_DAYS, Status, status
+from corpus_tool.gate.drift import SOON_DAYS, CorpusStatus, corpus_status
 from corpus_tool.io import escapes, files
 from corpus_tool.model.results import read_results
 from corpus_tool.store.corpus import Corpus
@@ -16,7 +16,7 @@ from corpus_tool.waivers.book import read_book
 def show_status(corpus: Corpus, results: Path | None, output: str, today: date, out: TextIO) -> int:
     """Print the status; 0 always (drift and expiring waivers are information)."""
     doc = read_results(results) if results is not None else None
-    found = status(corpus, read_book(corpus, today), today, doc)
+    found = corpus_status(corpus, read_book(corpus, today), today, doc)
     if output == "json":
         out.write(files.json_text(_json(found)))
     else:
@@ -24,7 +24,7 @@ def show_status(corpus: Corpus, results: Path | None, output: str, today: date, 
     return 0
 
 
-def _json(found: Status) -> dict[str, Any]:
+def _json(found: CorpusStatus) -> dict[str, Any]:
     return {
         "counts": found.counts,
         "unreadable": list(found.unreadable),
@@ -37,7 +37,7 @@ def _json(found: Status) -> dict[str, Any]:
     }
 
 
-def _text(found: Status, corpus: Corpus) -> str:
+def _text(found: CorpusStatus, corpus: Corpus) -> str:
     lines = ["cases by tier and status:"]
     for tier, states in found.counts.items():
         lines.append(f"  {tier}: " + ", ".join(f"{n} {state}" for state, n in states.items()))

@@ -19,7 +19,7 @@ from typing import TextIO
 
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.model.config import Config
-from corpus_tool.model.findings import REPORTERS, Finding, sort_findings
+from corpus_tool.model.findings import RENDERERS, Finding, sort_findings
 from corpus_tool.store import recovery, staging
 from corpus_tool.store.corpus import (
     CASES,
@@ -77,7 +77,7 @@ def validate(
             found.extend(_check(target, today, show, env, caches))
         caches.save()
         findings = sort_findings(found)
-        REPORTERS[output](findings, out, sum(t.count() for t in targets))
+        RENDERERS[output](findings, out, sum(t.count() for t in targets))
     return 1 if findings else 0
 
 

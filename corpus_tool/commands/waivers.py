@@ -14,7 +14,7 @@ from corpus_tool.model.results import read_results
 from corpus_tool.model.waiver import ACTIVE, EXPIRED, Waiver
 from corpus_tool.store import recovery
 from corpus_tool.store.corpus import Corpus
-from corpus_tool.store.faults import Steps
+from corpus_tool.store.faults import StepCounter
 from corpus_tool.waivers.book import Book, read_book, unused, waive
 from corpus_tool.waivers.drafting import Draft, create, document
 
@@ -94,7 +94,7 @@ def _unused(corpus: Corpus, book: Book, results: Path | None) -> list[Waiver]:
 
 def _new(corpus: Corpus, draft: Draft, output: str, today: date, cwd: Path, out: TextIO) -> int:
     """Write a waiver; what interrupted writes left (a killed `waivers new` too) goes first."""
-    steps = Steps.from_environ(os.environ)
+    steps = StepCounter.from_environ(os.environ)
     for note in recovery.recover(corpus, steps):
         sys.stderr.write(f"corpus waivers new: {note}\n")
     doc = document(corpus, draft, today)

@@ -43,7 +43,7 @@ class Drift:
 
 
 @dataclass(frozen=True)
-class Status:
+class CorpusStatus:
     """Counts by tier and status, drift, and waivers needing care."""
 
     counts: Mapping[str, Mapping[str, int]]  # tier -> status -> cases
@@ -54,7 +54,9 @@ class Status:
     unused: tuple[Waiver, ...] | None  # None: no results given
 
 
-def status(corpus: Corpus, book: Book, today: date, results: Results | None = None) -> Status:
+def corpus_status(
+    corpus: Corpus, book: Book, today: date, results: Results | None = None
+) -> CorpusStatus:
     """The status of the corpus on `today`; `results`: a results document, for unused waivers."""
     counts: Counter[tuple[str, str]] = Counter()
     unreadable: list[str] = []
@@ -67,7 +69,7 @@ def status(corpus: Corpus, book: Book, today: date, results: Results | None = No
         counts[(str(expected.get("tier", "fast")), str(expected.get("status", "active")))] += 1
         drift.extend(drifted(case, _recorded(trace), corpus))
     soon = today + timedelta(days=SOON_DAYS)
-    return Status(
+    return CorpusStatus(
         counts=_nested(counts),
         unreadable=tuple(unreadable),
         drift=tuple(drift),

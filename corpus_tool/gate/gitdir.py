@@ -58,7 +58,7 @@ class GitDirChanged(CorpusError):
 
 
 @dataclass(frozen=True)
-class Entry:
+class WatchedPath:
     """One watched path as found: a file (its digest, and its bytes when kept to restore), a
     link (its target), a directory, or anything else (a FIFO: never opened)."""
 
@@ -68,7 +68,7 @@ class Entry:
     data: bytes = field(default=b"", compare=False)
 
 
-Snapshot = Mapping[Path, Entry]
+Snapshot = Mapping[Path, WatchedPath]
 
 
 def git_dirs(git_dir: Path, common_dir: Path) -> tuple[Path, ...]:
@@ -78,11 +78,11 @@ def git_dirs(git_dir: Path, common_dir: Path) -> tuple[Path, ...]:
     return (first,) if second == first else (first, second)
 
 
-def take(roots: Iterable[Path], keep: bool = True) -> dict[Path, Entry]:
+def take(roots: Iterable[Path], keep: bool = True) -> dict[Path, WatchedPath]:
     """Every watched path under each git dir, as it is now; `keep`: with the files' bytes
     (to restore them), else only their digests (to compare: what an agent planted, however
     large, is never held in memory)."""
-    found: dict[Path, Entry] = {}
+    found: dict[Path, WatchedPath] = {}
     for root in roots:
         for place in _watched(root):
             _add(place, found, keep)
@@ -125,7 +125,7 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
-def _add(place: Path, found: dict[Path, Entry], keep: bool) -> None:
+def _add(place: Path, found: dict[Path, WatchedPath], keep: bool) -> None:
     """`place` (never followed if a link) and, for a directory, all it holds."""
     try:
         info = os.lstat(place)
@@ -134,16 +134,16 @@ def _add(place: Path, found: dict[Path, Entry], keep: bool) -> None:
     mode = stat.S_IMODE(info.st_mode)
     if stat.S_ISLNK(info.st_mode):
         target = os.fsencode(os.readlink(place))
-        found[place] = Entry("link", mode, target, target)
+        found[place] = WatchedPath("link", mode, target, target)
     elif stat.S_ISDIR(info.st_mode):
-        found[place] = Entry("dir", mode)
+        found[place] = WatchedPath("dir", mode)
         for child in sorted(place.iterdir()):
             _add(child, found, keep)
     elif stat.S_ISREG(info.st_mode):
         digest, data = _read(place, keep)
-        found[place] = Entry("file", mode, digest, data)
+        found[place] = WatchedPath("file", mode, digest, data)
     else:
-        found[place] = Entry("other", mode)
+        found[place] = WatchedPath("other", mode)
 
 
 def _read(place: Path, keep: bool) -> tuple[bytes, bytes]:
@@ -183,7 +183,7 @@ def _remove(place: Path) -> None:
             os.unlink(place)
 
 
-def _put(place: Path, entry: Entry) -> None:
+def _put(place: Path, entry: WatchedPath) -> None:
     if entry.kind == "dir":
         with contextlib.suppress(FileExistsError):
             place.mkdir()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import verdict
+from corpus_tool.grade.result import from_problems
 from corpus_tool.grade.view import RunView, plural
 from corpus_tool.model.checks import CheckResult
 from corpus_tool.model.cut import CutShort
@@ -42,7 +42,7 @@ def allowed(patterns: tuple[str, ...], run: RunView) -> CheckResult:
         if reached
         else ("no tool call reached the network")
     )
-    return verdict(
+    return from_problems(
         "egress.allowed", problems, ok, denied=[{"seq": c.seq, "host": h} for c, h in bad]
     )
 

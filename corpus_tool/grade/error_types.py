@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from corpus_tool.grade.registry import Check, TableGrader, if_failed, if_passed
-from corpus_tool.grade.result import verdict
+from corpus_tool.grade.result import from_problems
 from corpus_tool.grade.view import RunView
 from corpus_tool.model.checks import CheckResult
 
@@ -13,7 +13,7 @@ def forbidden(types: tuple[str, ...], run: RunView) -> CheckResult:
     hits = [e for e in run.errors if e.type in types]
     problems = [f"forbidden error {e.text()}" for e in hits]
     ok = f"none of {_names(types)} occurred" + _seen(run)
-    return verdict(
+    return from_problems(
         "errors.forbidden", problems, ok, occurred=[{"type": e.type, "seq": e.seq} for e in hits]
     )
 
@@ -25,7 +25,7 @@ def required(types: tuple[str, ...], run: RunView) -> CheckResult:
     problems = [f"required error {t} never occurred{_seen(run)}" for t in missing]
     found = ", ".join(f"{t} at seq {seen[t].seq}" for t in types if t in seen)
     ok = f"occurred: {found}" if found else "no error types listed"
-    return verdict("errors.required", problems, ok, missing=missing)
+    return from_problems("errors.required", problems, ok, missing=missing)
 
 
 def _names(types: tuple[str, ...]) -> str:

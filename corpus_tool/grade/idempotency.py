@@ -7,7 +7,7 @@ is the event's `idempotency_key`, else an `idempotency_key` argument.
 from __future__ import annotations
 
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import verdict
+from corpus_tool.grade.result import from_problems
 from corpus_tool.grade.view import RunView, idempotency_key, identity, label, show
 from corpus_tool.model.checks import CheckResult
 from corpus_tool.model.cut import CutShort
@@ -27,7 +27,7 @@ def reuse_key(tools: tuple[str, ...], run: RunView) -> CheckResult:
                 f"{label(repeat)} reuses key {show(idempotency_key(first))} of seq {first.seq}"
             )
     ok = "; ".join(reused) or f"no call of {', '.join(tools)} was repeated with the same arguments"
-    return verdict("idempotency.reuse_key", problems, ok)
+    return from_problems("idempotency.reuse_key", problems, ok)
 
 
 def _repeats(tools: tuple[str, ...], run: RunView) -> list[tuple[ToolCallEvent, ToolCallEvent]]:

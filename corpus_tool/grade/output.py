@@ -6,7 +6,7 @@ import re
 
 from corpus_tool.errors import CorpusError
 from corpus_tool.grade.registry import Check, TableGrader, always
-from corpus_tool.grade.result import failed, passed, verdict
+from corpus_tool.grade.result import failed, from_problems, passed
 from corpus_tool.grade.scorers import LEXICAL, Scorer, scorer_name
 from corpus_tool.grade.view import RunView, show
 from corpus_tool.io.files import canonical_json
@@ -30,7 +30,7 @@ def contains(needles: tuple[str, ...], run: RunView) -> CheckResult:
     text = output_text(run)
     missing = [n for n in needles if text is None or n not in text]
     problems = [f"output lacks {show(n)}; {_excerpt(text)}" for n in missing]
-    return verdict(
+    return from_problems(
         "output.contains", problems, f"output contains {_shown(needles)}", missing=missing
     )
 
@@ -42,7 +42,7 @@ def not_contains(needles: tuple[str, ...], run: RunView) -> CheckResult:
     problems = [
         f"output contains {show(n)} at offset {text.index(n)}; {_excerpt(text)}" for n in present
     ]
-    return verdict(
+    return from_problems(
         "output.not_contains", problems, f"output has none of {_shown(needles)}", present=present
     )
 
@@ -60,7 +60,7 @@ def regex(patterns: tuple[str, ...], run: RunView) -> CheckResult:
         if text is None or hit is None:
             problems.append(f"pattern `{pattern}` matches nowhere; {_excerpt(text)}")
     shown = ", ".join(f"`{p}`" for p in patterns) or "(nothing listed)"
-    return verdict("output.regex", problems, f"output matches {shown}")
+    return from_problems("output.regex", problems, f"output matches {shown}")
 
 
 def similar(spec: SimilarExpect, run: RunView) -> CheckResult:

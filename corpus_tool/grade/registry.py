@@ -14,11 +14,11 @@ from corpus_tool.model.cut import CutShort
 CheckFn = Callable[[Any, RunView], CheckResult]
 OpenFn = Callable[[Any, RunView, CutShort, bool], bool]
 """(spec, run, cut, passed) -> whether some completion of the cut-short run that the recording
-allows would give the check the other verdict (docs/grading.md, "Not reached")."""
+allows would give the check the other result (docs/grading.md, "Not reached")."""
 
 
 def always(spec: Any, run: RunView, cut: CutShort, passed: bool) -> bool:
-    """Any verdict can still flip: the check reads the ending, which a cut-short run lacks."""
+    """Any result can still flip: the check reads the ending, which a cut-short run lacks."""
     return True
 
 
@@ -48,7 +48,7 @@ class Grader(Protocol):
 class Check:
     """A check of a grader: the field of the spec it reads (None: the whole spec).
 
-    `open` says when a cut-short run leaves the verdict undecided; without it the verdict
+    `open` says when a cut-short run leaves the result undecided; without it the result
     stands as graded.
     """
 

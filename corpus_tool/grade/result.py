@@ -1,4 +1,4 @@
-"""Making check results: passed, failed, or a verdict from a list of problems."""
+"""Making check results: passed, failed, or one from a list of problems."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def failed(name: str, message: str, **details: Any) -> CheckResult:
     return CheckResult(name, False, message, details)
 
 
-def verdict(name: str, problems: list[str], ok_message: str, **details: Any) -> CheckResult:
+def from_problems(name: str, problems: list[str], ok_message: str, **details: Any) -> CheckResult:
     """Fails with every problem joined when there are any, else passes with `ok_message`."""
     if problems:
         return failed(name, "; ".join(problems), **details)

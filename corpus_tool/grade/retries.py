@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from corpus_tool.grade.registry import Check, TableGrader, if_passed
-from corpus_tool.grade.result import verdict
+from corpus_tool.grade.result import from_problems
 from corpus_tool.grade.view import RunView, error_type, identity
 from corpus_tool.model.checks import CheckResult
 from corpus_tool.model.events import RetryEvent
@@ -37,7 +37,9 @@ def max_retries(bound: int, run: RunView) -> CheckResult:
     if found:
         summary += ": " + "; ".join(r.text for r in found)
     problems = [summary] if len(found) > bound else []
-    return verdict("retries.max", problems, summary, count=len(found), seqs=[r.seq for r in found])
+    return from_problems(
+        "retries.max", problems, summary, count=len(found), seqs=[r.seq for r in found]
+    )
 
 
 def _count(n: int) -> str:

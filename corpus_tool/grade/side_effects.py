@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import verdict
+from corpus_tool.grade.result import from_problems
 from corpus_tool.grade.view import RunView, plural
 from corpus_tool.model.checks import CheckResult
 from corpus_tool.model.cut import CutShort
@@ -24,7 +24,7 @@ def count(spec: tuple[SideEffectCount, ...], run: RunView) -> CheckResult:
         if len(at) != want:
             problems.append(f"{kind}: {plural(len(at), 'effect')}{where}, expected exactly {want}")
     ok = "; ".join(seen) or "no counts listed"
-    return verdict("side_effects.count", problems, ok, counts=counts)
+    return from_problems("side_effects.count", problems, ok, counts=counts)
 
 
 def _count_open(

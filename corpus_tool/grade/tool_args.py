@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from corpus_tool.grade.compare import describe, exact_diff, subset_diff
-from corpus_tool.grade.result import verdict
+from corpus_tool.grade.arg_diff import describe, exact_diff, subset_diff
+from corpus_tool.grade.result import from_problems
 from corpus_tool.grade.view import RunView, show
 from corpus_tool.model.checks import CheckResult
 from corpus_tool.model.cut import DIVERGED, CutShort
@@ -34,7 +34,7 @@ def args(constraints: tuple[ArgsExpect, ...], run: RunView) -> CheckResult:
         else:
             matched.append(f"{tool} at seq {best[0].seq} ({mode} {show(match)})")
     ok = "matched: " + ("; ".join(matched) or "no constraints listed")
-    return verdict("tools.args", problems, ok, closest=closest)
+    return from_problems("tools.args", problems, ok, closest=closest)
 
 
 def _closest(

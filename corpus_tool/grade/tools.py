@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from corpus_tool.grade.registry import Check, TableGrader
-from corpus_tool.grade.result import verdict
+from corpus_tool.grade.result import from_problems
 from corpus_tool.grade.tool_args import args, args_open
 from corpus_tool.grade.view import RunView, label, plural, seqs
 from corpus_tool.model.checks import CheckResult
@@ -22,7 +22,7 @@ def required(tools: tuple[str, ...], run: RunView) -> CheckResult:
     missing = [t for t in tools if t not in called]
     problems = [f"required tool {t} was never called; {_sequence(run)}" for t in missing]
     ok = "called: " + (", ".join(f"{t} ({seqs(_calls(run, t))})" for t in tools) or "(none listed)")
-    return verdict("tools.required", problems, ok, missing=missing)
+    return from_problems("tools.required", problems, ok, missing=missing)
 
 
 def forbidden(tools: tuple[str, ...], run: RunView) -> CheckResult:
@@ -33,7 +33,7 @@ def forbidden(tools: tuple[str, ...], run: RunView) -> CheckResult:
         if (calls := _calls(run, t))
     ]
     ok = f"none of {', '.join(tools)} was called"
-    return verdict("tools.forbidden", problems, ok)
+    return from_problems("tools.forbidden", problems, ok)
 
 
 def allowed(tools: tuple[str, ...], run: RunView) -> CheckResult:
@@ -47,7 +47,7 @@ def allowed(tools: tuple[str, ...], run: RunView) -> CheckResult:
     if problems:
         problems.append(f"allowed: {', '.join(tools) or '(none)'}")
     ok = f"all {plural(len(run.calls), 'call')} use allowed tools ({', '.join(tools) or 'none'})"
-    return verdict("tools.allowed", problems, ok, outside=[c.seq for c in outside])
+    return from_problems("tools.allowed", problems, ok, outside=[c.seq for c in outside])
 
 
 def order(lists: tuple[tuple[str, ...], ...], run: RunView) -> CheckResult:
@@ -56,7 +56,7 @@ def order(lists: tuple[tuple[str, ...], ...], run: RunView) -> CheckResult:
     if problems:
         problems.append(_sequence(run))
     shown = "; ".join(" -> ".join(chain) for chain in lists)
-    return verdict("tools.order", problems, f"calls follow {shown}")
+    return from_problems("tools.order", problems, f"calls follow {shown}")
 
 
 def max_calls(bounds: Mapping[str, int], run: RunView) -> CheckResult:
@@ -69,7 +69,7 @@ def max_calls(bounds: Mapping[str, int], run: RunView) -> CheckResult:
                 f"{tool} was called {len(calls)} times ({seqs(calls)}), at most {bound} allowed"
             )
     ok = ", ".join(f"{t}: {len(_calls(run, t))} of at most {b}" for t, b in bounds.items())
-    return verdict("tools.max_calls", problems, ok or "no bounds listed")
+    return from_problems("tools.max_calls", problems, ok or "no bounds listed")
 
 
 def _order_problem(chain: tuple[str, ...], run: RunView) -> str | None:
@@ -117,7 +117,7 @@ def _sequence(run: RunView) -> str:
     return f"calls were: {shown}{more}"
 
 
-# When a cut-short run leaves a verdict open (docs/grading.md, "Not reached"): calls can only
+# When a cut-short run leaves a result open (docs/grading.md, "Not reached"): calls can only
 # be added, and only as many of each tool as the recording could still answer.
 
 

@@ -15,7 +15,7 @@ from corpus_tool.errors import InputError
 from corpus_tool.ingest.genai_attrs import GenAI, Vertex
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.oi_attrs import OpenInference
-from corpus_tool.ingest.spans import Convention, Run, Span, to_body
+from corpus_tool.ingest.spans import Convention, Span, TraceHeader, to_body
 from corpus_tool.ingest.vercel_attrs import VercelAI
 
 CONVENTIONS: tuple[Convention, ...] = (OpenInference(), GenAI(), Vertex(), VercelAI())
@@ -30,7 +30,7 @@ def runs(by_trace: SpanGroups, fmt: str, path: Path) -> list[Imported]:
     for trace_id, (spans, resource) in by_trace.items():
         agent = {"name": resource.get("service.name"), "version": resource.get("service.version")}
         extra = {"resource": resource} if resource else {}
-        body = to_body(spans, CONVENTIONS, Run(trace_id, agent, extra))
+        body = to_body(spans, CONVENTIONS, TraceHeader(trace_id, agent, extra))
         if body["events"]:
             out.append(Imported(fmt, body, trace_id=trace_id, label=trace_id))
     if not out:

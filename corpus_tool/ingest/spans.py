@@ -128,7 +128,7 @@ def stack_of(span: Span) -> str | None:
 
 
 @dataclass(frozen=True)
-class Run:
+class TraceHeader:
     """What a file says about the run around the spans."""
 
     trace_id: str | None
@@ -136,7 +136,9 @@ class Run:
     extra: dict[str, Any]
 
 
-def to_body(spans: list[Span], conventions: Sequence[Convention], run: Run) -> dict[str, Any]:
+def to_body(
+    spans: list[Span], conventions: Sequence[Convention], run: TraceHeader
+) -> dict[str, Any]:
     """The trace body of one trace's spans."""
     ordered = sorted(enumerate(spans), key=lambda p: (p[1].start_key, p[0]))
     spans = [s for _, s in ordered]
@@ -331,7 +333,7 @@ def _assemble(
     spans: list[Span],
     facts: dict[str, Facts],
     events: list[dict[str, Any]],
-    run: Run,
+    run: TraceHeader,
     unmapped: list[dict[str, Any]],
 ) -> dict[str, Any]:
     agents = [f for s in spans if (f := facts[s.span_id])["kind"] == "agent"]

@@ -18,7 +18,7 @@ import yaml
 from corpus_tool.errors import InputError
 from corpus_tool.io import yaml_build, yaml_stream
 from corpus_tool.io.locks import exclusive
-from corpus_tool.io.yaml_build import Span
+from corpus_tool.io.yaml_build import ScalarExtent
 from corpus_tool.io.yaml_quote import is_plain_safe
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # C speed where libyaml is built
@@ -178,7 +178,7 @@ def parse_yaml(text: str | bytes, path: Path) -> Any:
     return parse_yaml_spans(text, path)[0]
 
 
-def parse_yaml_spans(text: str | bytes, path: Path) -> tuple[Any, list[Span] | None]:
+def parse_yaml_spans(text: str | bytes, path: Path) -> tuple[Any, list[ScalarExtent] | None]:
     """The parsed document, and where its scalars holding a `#` are written; bytes must be
     UTF-8.
 
@@ -214,7 +214,7 @@ def parse_yaml_spans(text: str | bytes, path: Path) -> tuple[Any, list[Span] | N
         raise InputError(f"not usable YAML: {str(err).split(';')[0]}", path) from None
 
 
-def _load(text: str | bytes, path: Path) -> tuple[Any, list[Span] | None]:
+def _load(text: str | bytes, path: Path) -> tuple[Any, list[ScalarExtent] | None]:
     budget = max(len(text), 1000)
     loader = Loader(text)
     try:

@@ -1,8 +1,8 @@
-"""Schema steps (version n -> n+1 of one kind of file) and the round trip that applies them.
+"""Schema migrations (version n -> n+1 of one kind of file) and the round trip that applies them.
 
-A step edits a ruamel.yaml round-trip mapping in place, so comments, key order and quoting of
-a reviewed file survive; `upgrade_text` applies every step from a file's `schema_version` to
-the current one and sets the version after each. No step exists yet (every kind is at version
+A migration edits a ruamel.yaml round-trip mapping in place, so comments, key order and quoting of
+a reviewed file survive; `upgrade_text` applies every migration from a file's `schema_version` to
+the current one and sets the version after each. No migration exists yet (every kind is at version
 1); the first schema change adds one here with `REGISTERED.add(...)`.
 """
 
@@ -21,39 +21,41 @@ Upgrade = Callable[[MutableMapping[str, Any]], None]
 
 
 @dataclass(frozen=True)
-class Step:
-    """One step: a `kind` of file (trace, expected, waiver, corpus) up to `version`."""
+class Migration:
+    """One migration: a `kind` of file (trace, expected, waiver, corpus) up to `version`."""
 
     kind: str
-    version: int  # the version the step produces (from version - 1)
+    version: int  # the version the migration produces (from version - 1)
     upgrade: Upgrade
     note: str = ""
 
 
 @dataclass(frozen=True)
-class Steps:
-    """The registry of steps; `add` returns a new registry (the shipped one stays as it is)."""
+class Migrations:
+    """The registry of migrations; `add` returns a new registry (the shipped one stays as it is)."""
 
-    steps: tuple[Step, ...] = ()
+    migrations: tuple[Migration, ...] = ()
 
-    def add(self, step: Step) -> Steps:
-        if any(s.kind == step.kind and s.version == step.version for s in self.steps):
-            raise ValueError(f"a {step.kind} step to version {step.version} exists")
-        return Steps((*self.steps, step))
+    def add(self, migration: Migration) -> Migrations:
+        if any(
+            m.kind == migration.kind and m.version == migration.version for m in self.migrations
+        ):
+            raise ValueError(f"a {migration.kind} migration to version {migration.version} exists")
+        return Migrations((*self.migrations, migration))
 
-    def path(self, kind: str, start: int, target: int) -> list[Step] | None:
-        """The steps from `start` up to `target`, in order; None when one is missing."""
-        found = {s.version: s for s in self.steps if s.kind == kind}
+    def path(self, kind: str, start: int, target: int) -> list[Migration] | None:
+        """The migrations from `start` up to `target`, in order; None when one is missing."""
+        found = {m.version: m for m in self.migrations if m.kind == kind}
         chain = [found.get(v) for v in range(start + 1, target + 1)]
         return None if any(s is None for s in chain) else [s for s in chain if s is not None]
 
 
-REGISTERED = Steps()
-"""The steps this corpus-tool ships (none yet)."""
+REGISTERED = Migrations()
+"""The migrations this corpus-tool ships (none yet)."""
 
 
 def upgrade_text(
-    text: str, kind: str, target: int, steps: Steps, where: str
+    text: str, kind: str, target: int, migrations: Migrations, where: str
 ) -> tuple[str, int] | None:
     """The file upgraded to `target` and the version it had; None when it is at `target`."""
     yaml = _yaml(STYLES[0])
@@ -74,7 +76,7 @@ def upgrade_text(
         )
     if version == target:
         return None
-    chain = steps.path(kind, version, target)
+    chain = migrations.path(kind, version, target)
     if chain is None:
         raise InputError(
             f"schema_version {version}: this corpus-tool has no upgrade of {kind} files from "
@@ -82,9 +84,9 @@ def upgrade_text(
             where,
         )
     style = _style(data, text)
-    for step in chain:
-        step.upgrade(data)
-        data["schema_version"] = step.version
+    for migration in chain:
+        migration.upgrade(data)
+        data["schema_version"] = migration.version
     return _dump(data, style), version
 
 

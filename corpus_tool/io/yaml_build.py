@@ -25,7 +25,7 @@ _TAG = "tag:yaml.org,2002:"
 STR, MAP, SEQ = _TAG + "str", _TAG + "map", _TAG + "seq"
 
 
-class Span(NamedTuple):
+class ScalarExtent(NamedTuple):
     """Where a scalar is written, in characters; `block`: a `|` or `>` scalar, whose first
     line is its header (`| # a comment may follow`), not its text."""
 
@@ -48,7 +48,7 @@ class _Walk:
         self.max_depth = max_depth
         self.left = budget
         self.seen: set[int] = set()  # collection nodes met: a second meeting is an alias
-        self.spans: list[Span] = []
+        self.spans: list[ScalarExtent] = []
         self.scalars: dict[str, Callable[[ScalarNode], Any]] = {
             _TAG + "null": _null,
             _TAG + "bool": _bool,
@@ -109,13 +109,13 @@ def _bool(node: ScalarNode) -> bool:
     return bool(yaml.constructor.SafeConstructor.bool_values[node.value.lower()])
 
 
-def _content_span(node: ScalarNode) -> Span:
-    return Span(node.start_mark.index, node.end_mark.index, node.style in ("|", ">"))
+def _content_span(node: ScalarNode) -> ScalarExtent:
+    return ScalarExtent(node.start_mark.index, node.end_mark.index, node.style in ("|", ">"))
 
 
 def build(
     root: Node, constructor: yaml.constructor.SafeConstructor, max_depth: int, budget: int
-) -> tuple[Any, list[Span]]:
+) -> tuple[Any, list[ScalarExtent]]:
     """The document's value, and the character spans of its scalars that hold a `#`.
 
     Raises Unusual when PyYAML's own constructor must build it (see the module docstring).

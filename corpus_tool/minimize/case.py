@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from corpus_tool.minimize.oracle import Symptoms, Trigger, default_trigger, parse_until
+from corpus_tool.minimize.oracle import Goal, Symptoms, default_trigger, parse_until
 from corpus_tool.minimize.pooled import pooled_oracle
 from corpus_tool.minimize.shrink import DEFAULT_MAX_REPLAYS, Progress, Shrunk, shrink
 from corpus_tool.model.expected import Expected
@@ -42,7 +42,7 @@ def shrink_case(
     oracle = pooled_oracle(corpus, pool, request, grader=grader)
     chosen = parse_until(asked.until) if asked.until is not None else None
 
-    def pick(whole: Symptoms) -> Trigger | None:
+    def pick(whole: Symptoms) -> Goal | None:
         return chosen or default_trigger(trace, expected, whole)
 
     return shrink(trace, oracle, pick, asked.max_replays, progress), request.mode

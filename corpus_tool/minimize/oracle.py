@@ -44,7 +44,7 @@ Oracle = Callable[[Trace], Symptoms]
 
 
 @dataclass(frozen=True)
-class Trigger:
+class Goal:
     """What a candidate must reproduce: a check failing, an error type, a divergence kind, or a
     terminal status."""
 
@@ -71,7 +71,7 @@ class Trigger:
         }[self.kind]
 
 
-def reproduces(trigger: Trigger, whole: Symptoms, candidate: Symptoms) -> bool:
+def reproduces(trigger: Goal, whole: Symptoms, candidate: Symptoms) -> bool:
     """The same failure, not a new one: the candidate shows the trigger, diverges (or not) as
     the whole case did, and fails no check the whole case passed.
 
@@ -86,30 +86,30 @@ def reproduces(trigger: Trigger, whole: Symptoms, candidate: Symptoms) -> bool:
     )
 
 
-def parse_until(text: str) -> Trigger:
+def parse_until(text: str) -> Goal:
     """`--until`: a check name, a divergence kind, or else an error type."""
     if text in WAIVABLE and text != "all":
-        return Trigger("check", text)
+        return Goal("check", text)
     if text in KINDS:
-        return Trigger("divergence", text)
+        return Goal("divergence", text)
     if not text.strip() or "." in text or any(c.isspace() for c in text):
         raise UsageError(
             f"--until {text!r}: give a check name ({', '.join(WAIVABLE[1:4])}, ...), "
             f"a divergence kind ({', '.join(KINDS[:3])}, ...) or an error type"
         )
-    return Trigger("error_type", text)
+    return Goal("error_type", text)
 
 
-def default_trigger(trace: Trace, expected: Expected, whole: Symptoms) -> Trigger | None:
+def default_trigger(trace: Trace, expected: Expected, whole: Symptoms) -> Goal | None:
     """expected.yaml's trigger, else the recorded error type, else the first failing check."""
     declared = expected.trigger
     if declared is not None and declared.error_type:
-        return Trigger("error_type", declared.error_type)
+        return Goal("error_type", declared.error_type)
     if declared is not None and declared.terminal_status:
-        return Trigger("terminal_status", declared.terminal_status)
+        return Goal("terminal_status", declared.terminal_status)
     recorded = error_types(trace.events)
     if recorded:
-        return Trigger("error_type", recorded[-1])
+        return Goal("error_type", recorded[-1])
     graded = [c for c in whole.failed_checks if c != DIVERGENCE_CHECK]
     failing = graded or list(whole.failed_checks)
-    return Trigger("check", failing[0]) if failing else None
+    return Goal("check", failing[0]) if failing else None

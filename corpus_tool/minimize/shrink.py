@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from corpus_tool.errors import AgentFailed, UsageError
 from corpus_tool.minimize.ddmin import Exhausted, ddmin
-from corpus_tool.minimize.oracle import Oracle, Symptoms, Trigger, reproduces
+from corpus_tool.minimize.oracle import Goal, Oracle, Symptoms, reproduces
 from corpus_tool.minimize.units import Unit, units
 from corpus_tool.model.events import HandoffEvent, SideEffectEvent, StateChangeEvent
 from corpus_tool.model.trace import Minimized, Trace
@@ -34,7 +34,7 @@ class Shrunk:
 
     before: Trace
     trace: Trace
-    trigger: Trigger
+    trigger: Goal
     whole: Symptoms
     removed: tuple[int, ...]
     replays: int
@@ -68,7 +68,7 @@ class _Counted:
 def shrink(
     trace: Trace,
     oracle: Oracle,
-    pick_trigger: Callable[[Symptoms], Trigger | None],
+    pick_trigger: Callable[[Symptoms], Goal | None],
     max_replays: int = DEFAULT_MAX_REPLAYS,
     progress: Progress = lambda replays, events: None,
 ) -> Shrunk:
@@ -127,7 +127,7 @@ def _single_events(trace: Trace, reproduced: Callable[[Trace], bool]) -> tuple[T
     return trace, False
 
 
-def _check_reproduces(trace: Trace, trigger: Trigger | None, whole: Symptoms) -> None:
+def _check_reproduces(trace: Trace, trigger: Goal | None, whole: Symptoms) -> None:
     if whole.broken is not None:  # before the trigger: a run that never ended fails no check
         raise AgentFailed(
             f"case {trace.id}: the agent cannot replay the whole case "
@@ -157,7 +157,7 @@ def keep(trace: Trace, groups: list[Unit], kept: tuple[int, ...]) -> Trace:
     return dataclasses.replace(trace, events=tuple(trace.events[i] for i in indexes))
 
 
-def noted(trace: Trace, trigger: Trigger, removed: tuple[int, ...], replays: int) -> Trace:
+def noted(trace: Trace, trigger: Goal, removed: tuple[int, ...], replays: int) -> Trace:
     """The trace with its `source.minimized` note; an earlier minimization's note is added to."""
     before = trace.source.minimized
     if before is not None:

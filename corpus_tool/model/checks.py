@@ -48,7 +48,7 @@ WAIVABLE: tuple[str, ...] = (ALL, *GRADER_CHECKS, *REPLAY_CHECKS)
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One check's verdict; `name` is what waivers refer to, `details` is JSON-ready data.
+    """One check's result; `name` is what waivers refer to, `details` is JSON-ready data.
 
     `reached` is False when the run stopped at a divergence before the check could be decided
     (docs/grading.md, "Not reached"): then `passed` is False too, yet it is no failure.

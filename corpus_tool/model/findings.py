@@ -1,4 +1,4 @@
-"""Findings are data: what validation and the redaction check report, and their reporters."""
+"""Findings are data: what validation and the redaction check report, rendered as text or JSON."""
 
 from __future__ import annotations
 
@@ -38,13 +38,13 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     )
 
 
-class Reporter(Protocol):
+class FindingsRenderer(Protocol):
     """Renders a list of findings to a stream."""
 
     def __call__(self, findings: list[Finding], out: TextIO, checked: int) -> None: ...
 
 
-def text_reporter(findings: list[Finding], out: TextIO, checked: int) -> None:
+def render_text(findings: list[Finding], out: TextIO, checked: int) -> None:
     """One line a finding, then a summary."""
     for finding in findings:
         out.write(line(finding.text()) + "\n")
@@ -56,10 +56,10 @@ def text_reporter(findings: list[Finding], out: TextIO, checked: int) -> None:
         out.write(f"ok: {checked} {noun} checked, no problems\n")
 
 
-def json_reporter(findings: list[Finding], out: TextIO, checked: int) -> None:
+def render_json(findings: list[Finding], out: TextIO, checked: int) -> None:
     """A stable JSON document: {checked, findings: [...]}."""
     doc = {"checked": checked, "findings": [asdict(f) for f in findings]}
     out.write(json_text(doc))
 
 
-REPORTERS: dict[str, Reporter] = {"text": text_reporter, "json": json_reporter}
+RENDERERS: dict[str, FindingsRenderer] = {"text": render_text, "json": render_json}

@@ -29,13 +29,13 @@ POLICY = 2
 
 __all__ = [
     "DEFAULT_KEY_ENV", "DETECTORS", "MARKER", "POLICY", "SECRET_KEY", "AllowList", "RawHit",
-    "Redaction", "RedactionKey", "Redactor", "detector_names", "fingerprint", "holds", "keygen",
+    "RedactedValue", "RedactionKey", "Redactor", "detector_names", "fingerprint", "holds", "keygen",
     "load_key", "needles", "pseudonym", "redact", "scan", "write_key_file",
     "yaml_comments",
 ]  # fmt: skip
 
 
-class Redaction(NamedTuple):
+class RedactedValue(NamedTuple):
     """A redacted value and how many values were replaced or dropped in it."""
 
     value: Any
@@ -51,7 +51,7 @@ class Redactor:
     drop_keys: tuple[str, ...] = ()
     allow: AllowList | None = None
 
-    def __call__(self, value: Any) -> Redaction:
+    def __call__(self, value: Any) -> RedactedValue:
         return redact(value, self.key, self.drop_keys, self.allow)
 
 
@@ -60,7 +60,7 @@ def redact(
     key: RedactionKey,
     drop_keys: Iterable[str] = (),
     allow: AllowList | None = None,
-) -> Redaction:
+) -> RedactedValue:
     """Replace every detected value in a JSON-like value by its pseudonym; a value the
     allow-list names (a reviewed redaction waiver: not personal data) stays as it is."""
     cache: dict[tuple[str, str], tuple[str, bool]] = {}  # -> (what is written, allowed)
@@ -78,7 +78,7 @@ def redact(
 
     walk = Walk(rewrite, drop_keys)
     clean = walk.value(value)
-    return Redaction(clean, len(walk.hits) - kept)
+    return RedactedValue(clean, len(walk.hits) - kept)
 
 
 def scan(value: Any, drop_keys: Iterable[str] = ()) -> list[RawHit]:

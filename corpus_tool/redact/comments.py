@@ -14,13 +14,13 @@ from typing import Any
 
 import yaml
 
-from corpus_tool.io.yaml_build import Span
+from corpus_tool.io.yaml_build import ScalarExtent
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAYBE_COMMENT = re.compile(r"(?:^|[ \t])#", re.MULTILINE)
 
 
-def yaml_comments(text: str, spans: Sequence[Span] | None = None) -> list[tuple[int, str]]:
+def yaml_comments(text: str, spans: Sequence[ScalarExtent] | None = None) -> list[tuple[int, str]]:
     """(1-based line, comment text) of every comment; [] when the text does not scan as YAML.
 
     `spans` (from the loader: where the scalars holding `#` are written) settle the common
@@ -45,7 +45,7 @@ def yaml_comments(text: str, spans: Sequence[Span] | None = None) -> list[tuple[
     return found
 
 
-def _all_in_text(text: str, spans: Sequence[Span]) -> bool:
+def _all_in_text(text: str, spans: Sequence[ScalarExtent]) -> bool:
     """Every candidate `#` lies in a scalar's text (a block scalar's header line is not text)."""
     if text.startswith("\ufeff") or "\ufffd" in text:  # the loader counts from past a BOM
         return False

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, Protocol
 
 from corpus_tool.errors import CorpusError
 from corpus_tool.io import files, schema, yaml_lines
-from corpus_tool.io.yaml_build import Span
+from corpus_tool.io.yaml_build import ScalarExtent
 from corpus_tool.model.config import RedactionSection
 from corpus_tool.model.findings import Finding
 from corpus_tool.redact.allowlist import AllowList, fingerprint
@@ -43,7 +43,7 @@ class Scanned(Protocol):
     @property
     def data(self) -> Any: ...
     @property
-    def spans(self) -> Sequence[Span] | None: ...
+    def spans(self) -> Sequence[ScalarExtent] | None: ...
     def line(self, where: tuple[str | int, ...]) -> int | None: ...
 
 

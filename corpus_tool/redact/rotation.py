@@ -22,7 +22,7 @@ from corpus_tool.store.corpus import Corpus
 SHOW_ID = "`corpus keygen --show-id` prints the id of the key you have set"
 
 
-class Recorded(NamedTuple):
+class KeyedTrace(NamedTuple):
     """A key id and the trace that carries it."""
 
     key_id: str
@@ -36,7 +36,7 @@ def trace_key_id(data: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def recorded_key_id(corpus: Corpus) -> Recorded | None:
+def recorded_key_id(corpus: Corpus) -> KeyedTrace | None:
     """The key id of the corpus's cases: the first case (by id) whose trace records one.
 
     One trace is enough: `add` keeps every case on one key, and `validate` of the whole
@@ -50,7 +50,7 @@ def recorded_key_id(corpus: Corpus) -> Recorded | None:
         except CorpusError:  # a broken or missing trace is validate's to report
             continue
         if found:
-            return Recorded(found, path)
+            return KeyedTrace(found, path)
     return None
 
 

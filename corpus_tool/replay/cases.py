@@ -18,7 +18,7 @@ from corpus_tool.model.results import FAILING, Verdict
 from corpus_tool.model.trace import Trace, Trajectory
 from corpus_tool.model.waiver import Waiver
 from corpus_tool.replay.divergence import Divergence
-from corpus_tool.replay.engine import CaseSpec, Replay, cut_short
+from corpus_tool.replay.engine import CaseSpec, Replayed, cut_short
 from corpus_tool.replay.matching import ignored_fields
 from corpus_tool.replay.requests import RequestNote
 from corpus_tool.replay.workers.wire import CaseRequest
@@ -158,7 +158,7 @@ def trace_request(
 class Ran:
     """What came back from replaying a case: its runs, or why there is no usable run."""
 
-    runs: Sequence[Replay] = ()
+    runs: Sequence[Replayed] = ()
     error: str | None = None
     output: str = ""
     stack: tuple[str, ...] = ()
@@ -187,7 +187,7 @@ def judge_case(
     return replace(result, output=ran.output, stack=ran.stack)
 
 
-def _cut(loaded: LoadedCase, request: CaseRequest, run: Replay) -> CutShort | None:
+def _cut(loaded: LoadedCase, request: CaseRequest, run: Replayed) -> CutShort | None:
     """Where a divergence stopped the run, worked out here from this process's own files (the
     trace is parsed only then: a run that was not stopped needs nothing of it)."""
     if run.divergence is None or not run.divergence.stopped:
@@ -201,7 +201,7 @@ def _cut(loaded: LoadedCase, request: CaseRequest, run: Replay) -> CutShort | No
 def _judge(
     base: dict[str, Any],
     expected: Expected,
-    runs: Sequence[Replay],
+    runs: Sequence[Replayed],
     checks: tuple[CheckResult, ...],
     duration_ms: float,
 ) -> CaseResult:
@@ -256,7 +256,7 @@ def _reason(expected: Expected, verdict: Verdict, failed: bool) -> str | None:
     return f"known_unknown: kept for the record, never counted; its replay {outcome}"
 
 
-def _fingerprint(run: Replay) -> str:
+def _fingerprint(run: Replayed) -> str:
     return files.canonical_json([[e.to_doc() for e in run.events], run.terminal.to_doc()])
 
 

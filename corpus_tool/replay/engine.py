@@ -32,7 +32,15 @@ from corpus_tool.replay.workers.loader import Agent
 from corpus_tool.replay.workers.network import NetworkBlocked, no_network
 from corpus_tool.replay.workers.stdio import agent_stdout, described
 
-STATUSES = ("succeeded", "submitted", "rejected", "needs_human", "failed", "unknown", "step_limit")
+TERMINAL_STATUSES = (
+    "succeeded",
+    "submitted",
+    "rejected",
+    "needs_human",
+    "failed",
+    "unknown",
+    "step_limit",
+)
 
 
 class AgentContractError(Exception):
@@ -52,7 +60,7 @@ class CaseSpec:
 
 
 @dataclass(frozen=True)
-class Replay:
+class Replayed:
     """One replay: the new trajectory, how it ended, and the first divergence if any."""
 
     events: tuple[Event, ...]
@@ -78,7 +86,7 @@ def source_for(spec: CaseSpec) -> StrictSource | LenientSource:
     return LenientSource(recording, script, spec.ignored)
 
 
-def replay(agent: Agent, spec: CaseSpec) -> Replay:
+def replay(agent: Agent, spec: CaseSpec) -> Replayed:
     """Run `agent` on the case's input with the recording as its only world."""
     source = source_for(spec)
     rt = Runtime(source, FrozenClock(start_of(spec.trace)), random.Random(seed_of(spec.trace)))
@@ -95,7 +103,7 @@ def replay(agent: Agent, spec: CaseSpec) -> Replay:
         divergence = _unused(unused, len(rt.events) + 1) or _ending(spec, rt.events, terminal)
     stopped = f"{cut.kind} divergence" if cut is not None else None
     diff = sequence_diff(spec.trace, events, terminal, stopped) if divergence is not None else []
-    return Replay(events, terminal, divergence, unused, tuple(diff), source.notes(), cut)
+    return Replayed(events, terminal, divergence, unused, tuple(diff), source.notes(), cut)
 
 
 def cut_short(spec: CaseSpec, events: Sequence[Event], at: Divergence | None) -> CutShort | None:
@@ -163,17 +171,17 @@ def terminal_of(returned: Any) -> Terminal:
     """The {status, output} an entrypoint returned, checked."""
     try:
         status = returned.get("status") if isinstance(returned, Mapping) else None
-        output = plain(returned.get("output")) if status in STATUSES else None
+        output = plain(returned.get("output")) if status in TERMINAL_STATUSES else None
     except Exception as err:  # a mapping that raises, an output that refers to itself
         raise AgentContractError(
             "the entrypoint's return value cannot be read "
             f"({type(err).__name__}: {described(err)}); "
             "return plain data: dicts, lists, strings, numbers"
         ) from None
-    if status not in STATUSES:
+    if status not in TERMINAL_STATUSES:
         raise AgentContractError(
             f"the entrypoint returned {_shown(returned)}; return "
-            f"{{'status': one of {', '.join(STATUSES)}, 'output': ...}}"
+            f"{{'status': one of {', '.join(TERMINAL_STATUSES)}, 'output': ...}}"
         )
     return Terminal(status, output)
 

@@ -9,10 +9,10 @@ from corpus_tool.model.events import ModelRequest
 from corpus_tool.model.field_diff import same
 from corpus_tool.replay.matching import nearest_tool
 from corpus_tool.replay.runtime import ModelAnswer, ToolAnswer
-from corpus_tool.replay.sources import Source, tool_divergence
+from corpus_tool.replay.sources import ReplaySource, tool_divergence
 
 
-class LenientSource(Source):
+class LenientSource(ReplaySource):
     """Answers model calls in order and tool calls by (name, arguments)."""
 
     def model(self, request: ModelRequest, model: str | None, step: int) -> ModelAnswer:

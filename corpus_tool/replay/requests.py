@@ -25,7 +25,7 @@ RECORDING, AGENT = "recording", "agent"
 
 
 @dataclass(frozen=True)
-class OneSided:
+class OneSidedField:
     """A request field only one side carries: `carried_by` is `recording` or `agent`."""
 
     path: str
@@ -38,7 +38,7 @@ class Comparison:
     """How a sent request differs from a recorded one, and what was not compared."""
 
     diff: tuple[FieldDiff, ...]
-    one_sided: tuple[OneSided, ...] = ()
+    one_sided: tuple[OneSidedField, ...] = ()
 
 
 def compare(
@@ -57,7 +57,7 @@ def compare(
     expected, actual = request_doc(recorded, ignored), request_doc(sent, ignored)
     lost = [k for k in unrecorded if k in actual]
     expected = {k: v for k, v in expected.items() if k not in unrecorded}
-    notes = [OneSided(k, AGENT, actual.pop(k)) for k in lost]
+    notes = [OneSidedField(k, AGENT, actual.pop(k)) for k in lost]
     if fields == ALL_FIELDS:
         return Comparison(tuple(diff(expected, actual, path)), tuple(notes))
     left, right, one_sided = _shared(expected, actual)
@@ -66,23 +66,25 @@ def compare(
 
 def _shared(
     recorded: Mapping[str, Any], sent: Mapping[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any], list[OneSided]]:
+) -> tuple[dict[str, Any], dict[str, Any], list[OneSidedField]]:
     left: dict[str, Any] = {}
     right: dict[str, Any] = {}
-    one_sided: list[OneSided] = []
+    one_sided: list[OneSidedField] = []
     for key in [*recorded, *(k for k in sent if k not in recorded)]:
         if key == "params":
             inner = _shared(recorded.get(key) or {}, sent.get(key) or {})
             left[key], right[key] = inner[0], inner[1]
-            one_sided += [OneSided(f"params.{o.path}", o.carried_by, o.value) for o in inner[2]]
+            one_sided += [
+                OneSidedField(f"params.{o.path}", o.carried_by, o.value) for o in inner[2]
+            ]
         elif key in recorded and (key in sent or key in ("messages", "tools")):
             left[key] = recorded[key]  # messages always, tools whenever recorded
             if key in sent:
                 right[key] = sent[key]
         elif key in recorded:
-            one_sided.append(OneSided(key, RECORDING, recorded[key]))
+            one_sided.append(OneSidedField(key, RECORDING, recorded[key]))
         else:
-            one_sided.append(OneSided(key, AGENT, sent[key]))
+            one_sided.append(OneSidedField(key, AGENT, sent[key]))
     return left, right, one_sided
 
 

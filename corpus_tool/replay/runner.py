@@ -46,7 +46,7 @@ class RunOptions:
     timeout_s: float | None = None
 
 
-def select(corpus: Corpus, options: RunOptions) -> list[str]:
+def requested_cases(corpus: Corpus, options: RunOptions) -> list[str]:
     """The case ids to report on, sorted; an unknown id is a usage error."""
     known = corpus.case_ids()
     if not options.cases:

@@ -18,11 +18,11 @@ from corpus_tool.model.values import ABSENT, ModelResponse, ToolCall
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.matching import RecordedCall, candidate_summary, diff, nearest_tool
 from corpus_tool.replay.recording import Recording, Script
-from corpus_tool.replay.requests import SHARED, OneSided, RequestNote, nearest_model
+from corpus_tool.replay.requests import SHARED, OneSidedField, RequestNote, nearest_model
 from corpus_tool.replay.runtime import ModelAnswer, ToolAnswer
 
 
-class Source:
+class ReplaySource:
     """A replay source's shared state: the recording, the script, what has been used."""
 
     def __init__(
@@ -55,7 +55,7 @@ class Source:
             for (path, side), (steps, value) in sorted(self._one_sided.items())
         )
 
-    def _note(self, one_sided: Sequence[OneSided], step: int) -> None:
+    def _note(self, one_sided: Sequence[OneSidedField], step: int) -> None:
         for item in one_sided:
             steps, _ = self._one_sided.setdefault((item.path, item.carried_by), ([], item.value))
             steps.append(step)

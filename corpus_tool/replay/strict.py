@@ -11,10 +11,10 @@ from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.matching import candidate_summary
 from corpus_tool.replay.requests import compare, field_name, fix, nearest_model
 from corpus_tool.replay.runtime import ModelAnswer, ToolAnswer
-from corpus_tool.replay.sources import Source, tool_divergence
+from corpus_tool.replay.sources import ReplaySource, tool_divergence
 
 
-class StrictSource(Source):
+class StrictSource(ReplaySource):
     """Answers calls in recorded order; a call out of place is a divergence."""
 
     _cursor = 0

@@ -9,7 +9,7 @@ from pathlib import Path
 from corpus_tool.model.config import Config
 from corpus_tool.select.cache import FactCache
 from corpus_tool.select.facts import ExpectedFacts, TraceFacts
-from corpus_tool.select.git import INDEX, WORKTREE, Repository, Snapshot
+from corpus_tool.select.git import INDEX, WORKTREE, HeadFiles, Repository
 from corpus_tool.select.layout import Layout
 from corpus_tool.select.rules import Impact
 from corpus_tool.select.selection import BlobReader, CaseIndex, Selection, select
@@ -17,16 +17,18 @@ from corpus_tool.store.corpus import config_from_bytes, load_config
 
 
 @dataclass(frozen=True)
-class Sides:
+class ResolvedRevisions:
     """The resolved revisions: base as given, the merge base, and the head side."""
 
     base: str
     merge_base: str
     head: str  # a commit id, INDEX or WORKTREE
-    snapshot: Snapshot
+    head_files: HeadFiles
 
 
-def resolve_sides(repo: Repository, layout: Layout, base: str, head: str | None) -> Sides:
+def resolve_sides(
+    repo: Repository, layout: Layout, base: str, head: str | None
+) -> ResolvedRevisions:
     """The merge base of `base` and HEAD (or the `head` revision); `head` may be INDEX or
     WORKTREE (then the merge base is taken with HEAD)."""
     base_commit = repo.commit(base)
@@ -34,24 +36,24 @@ def resolve_sides(repo: Repository, layout: Layout, base: str, head: str | None)
     head_commit = repo.commit("HEAD" if local or head is None else head)
     merge_base = repo.merge_base(base_commit, head_commit)
     side = head if local and head is not None else head_commit
-    return Sides(base, merge_base, side, repo.snapshot(side, layout.pathspecs()))
+    return ResolvedRevisions(base, merge_base, side, repo.head_files(side, layout.pathspecs()))
 
 
 def select_changed(
-    repo: Repository, layout: Layout, sides: Sides, root: Path, cache: FactCache
+    repo: Repository, layout: Layout, sides: ResolvedRevisions, root: Path, cache: FactCache
 ) -> Selection:
     """The cases the change from the merge base to the head side can affect, and why."""
     impact = Impact.from_config(_head_config(repo, sides, layout, root).impact)
-    cases = _case_index(repo, sides.snapshot, layout, cache)
+    cases = _case_index(repo, sides.head_files, layout, cache)
     # the cache's own files, when CORPUS_CACHE_DIR lies in the work tree, are not a change
     changed = repo.changes(sides.merge_base, sides.head)
     changes = [c for c in changed if not cache.owns(repo.root / c.path)]
     return select(changes, layout, impact, cases, _base_reader(repo, sides.merge_base))
 
 
-def _head_config(repo: Repository, sides: Sides, layout: Layout, root: Path) -> Config:
+def _head_config(repo: Repository, sides: ResolvedRevisions, layout: Layout, root: Path) -> Config:
     """corpus.yaml as the head side has it: its rules decide (the worktree's when it has none)."""
-    blob = sides.snapshot.blobs.get(layout.config_path)
+    blob = sides.head_files.blobs.get(layout.config_path)
     if blob is None:
         return load_config(root)
     where = Path(
@@ -59,39 +61,39 @@ def _head_config(repo: Repository, sides: Sides, layout: Layout, root: Path) -> 
         if sides.head in (INDEX, WORKTREE)
         else f"{sides.head[:12]}:{layout.config_path}"
     )
-    return config_from_bytes(repo.read(blob, sides.snapshot), where)
+    return config_from_bytes(repo.read(blob, sides.head_files), where)
 
 
 def _case_index(
-    repo: Repository, snapshot: Snapshot, layout: Layout, cache: FactCache
+    repo: Repository, head_files: HeadFiles, layout: Layout, cache: FactCache
 ) -> CaseIndex:
-    ids = {c for c in map(layout.case_of, snapshot.blobs) if c is not None}
-    ids.update(c for c in map(layout.case_of_link, snapshot.links) if c is not None)
+    ids = {c for c in map(layout.case_of, head_files.blobs) if c is not None}
+    ids.update(c for c in map(layout.case_of_link, head_files.links) if c is not None)
 
     def head_blob(path: str) -> bytes | None:
-        blob = snapshot.blobs.get(path)
-        return repo.read(blob, snapshot) if blob is not None else None
+        blob = head_files.blobs.get(path)
+        return repo.read(blob, head_files) if blob is not None else None
 
     def read(blobs: list[str]) -> dict[str, bytes]:
-        return repo.read_many(blobs, snapshot)
+        return repo.read_many(blobs, head_files)
 
     def traces(case_ids: list[str]) -> dict[str, TraceFacts]:
-        blobs = _blobs(snapshot, layout, case_ids, "trace.yaml")
+        blobs = _blobs(head_files, layout, case_ids, "trace.yaml")
         facts = cache.traces(blobs.values(), read)
         # No trace.yaml: what the case calls is unknown, so it counts as unreadable.
         return {c: facts[blobs[c]] if c in blobs else TraceFacts(readable=False) for c in case_ids}
 
     def expecteds(case_ids: list[str]) -> dict[str, ExpectedFacts]:
-        blobs = _blobs(snapshot, layout, case_ids, "expected.yaml")
+        blobs = _blobs(head_files, layout, case_ids, "expected.yaml")
         facts = cache.expecteds(blobs.values(), read)
         return {c: facts[blobs[c]] if c in blobs else ExpectedFacts() for c in case_ids}
 
     return CaseIndex(ids, traces, expecteds, head_blob)
 
 
-def _blobs(snapshot: Snapshot, layout: Layout, case_ids: list[str], name: str) -> dict[str, str]:
+def _blobs(head_files: HeadFiles, layout: Layout, case_ids: list[str], name: str) -> dict[str, str]:
     paths = {c: layout.case_path(c, name) for c in case_ids}
-    return {c: snapshot.blobs[p] for c, p in paths.items() if p in snapshot.blobs}
+    return {c: head_files.blobs[p] for c, p in paths.items() if p in head_files.blobs}
 
 
 def _base_reader(repo: Repository, merge_base: str) -> BlobReader:

@@ -19,7 +19,7 @@ import git
 
 from corpus_tool.errors import UsageError
 
-STATUSES = {"A": "added", "C": "added", "D": "deleted", "M": "modified", "R": "renamed"}
+CHANGE_STATUSES = {"A": "added", "C": "added", "D": "deleted", "M": "modified", "R": "renamed"}
 """git's one-letter diff statuses; T (type change) and U (unmerged) read as modified."""
 
 BATCH = 4096
@@ -32,7 +32,7 @@ GITLINK = "160000"
 
 
 @dataclass(frozen=True)
-class Change:
+class ChangedFile:
     """One changed file between the merge base and the head side."""
 
     status: str  # added | modified | deleted | renamed
@@ -42,7 +42,7 @@ class Change:
 
 
 @dataclass(frozen=True)
-class Snapshot:
+class HeadFiles:
     """The head side's files under some prefixes: path -> blob id (worktree files hashed)."""
 
     blobs: Mapping[str, str]
@@ -104,7 +104,7 @@ class Repository:
                 "or a shallow clone (fetch with more depth)"
             ) from None
 
-    def changes(self, merge_base: str, head: str) -> list[Change]:
+    def changes(self, merge_base: str, head: str) -> list[ChangedFile]:
         """Files changed from `merge_base` to a commit, the index (INDEX) or the worktree.
 
         A submodule bump is a change too, whatever `diff.ignoreSubmodules` or a
@@ -120,14 +120,14 @@ class Repository:
             raw = self.run(*diff, merge_base, head, "--")
         found = parse_raw(raw)
         if head == WORKTREE:
-            found.extend(Change("added", path) for path in self.untracked())
+            found.extend(ChangedFile("added", path) for path in self.untracked())
         return found
 
     def untracked(self) -> list[str]:
         """Files git does not track and does not ignore."""
         return _split(self.run("ls-files", "-z", "--others", "--exclude-standard"))
 
-    def snapshot(self, head: str, prefixes: list[str]) -> Snapshot:
+    def head_files(self, head: str, prefixes: list[str]) -> HeadFiles:
         """Blob ids of the files under `prefixes` on the head side."""
         if head == INDEX:
             return self._index(prefixes)
@@ -139,7 +139,7 @@ class Repository:
         """Blob ids of the files at or under `paths` in a commit."""
         return self._tree(commit, paths).blobs
 
-    def _tree(self, commit: str, paths: list[str]) -> Snapshot:
+    def _tree(self, commit: str, paths: list[str]) -> HeadFiles:
         blobs: dict[str, str] = {}
         links: set[str] = set()
         for entry in _split(self.run("ls-tree", "-r", "-z", commit, "--", *paths)):
@@ -149,9 +149,9 @@ class Repository:
                 blobs[path] = blob
             elif kind == "commit":  # a submodule: a commit of another repository
                 links.add(path)
-        return Snapshot(blobs, links=frozenset(links))
+        return HeadFiles(blobs, links=frozenset(links))
 
-    def _index(self, prefixes: list[str]) -> Snapshot:
+    def _index(self, prefixes: list[str]) -> HeadFiles:
         blobs: dict[str, str] = {}
         links: set[str] = set()
         for entry in _split(self.run("ls-files", "-s", "-z", "--", *prefixes)):
@@ -161,9 +161,9 @@ class Repository:
                 links.add(path)
             else:
                 blobs[path] = blob
-        return Snapshot(blobs, links=frozenset(links))
+        return HeadFiles(blobs, links=frozenset(links))
 
-    def _worktree(self, prefixes: list[str]) -> Snapshot:
+    def _worktree(self, prefixes: list[str]) -> HeadFiles:
         staged = self._index(prefixes)
         blobs = dict(staged.blobs)
         local: dict[str, bytes] = {}
@@ -180,22 +180,22 @@ class Repository:
             blob = blob_id(data)
             blobs[path] = blob
             local[blob] = data
-        return Snapshot(blobs, local, staged.links)
+        return HeadFiles(blobs, local, staged.links)
 
-    def read(self, blob: str, snapshot: Snapshot | None = None) -> bytes:
-        """The bytes of a blob (worktree bytes when the snapshot hashed them itself)."""
-        if snapshot is not None and blob in snapshot.local:
-            return snapshot.local[blob]
+    def read(self, blob: str, head_files: HeadFiles | None = None) -> bytes:
+        """The bytes of a blob (worktree bytes when `head_files` hashed them itself)."""
+        if head_files is not None and blob in head_files.local:
+            return head_files.local[blob]
         data: Any = self._repo.git.get_object_data(blob)[3]
         return bytes(data)
 
-    def read_many(self, blobs: list[str], snapshot: Snapshot | None = None) -> dict[str, bytes]:
+    def read_many(self, blobs: list[str], head_files: HeadFiles | None = None) -> dict[str, bytes]:
         """The bytes of many blobs, streamed through `git cat-file --batch` in chunks.
 
         GitPython's object reader makes one round trip per object; on a cold cache that is
         most of the time spent, so the ids go to one git process a chunk at a time.
         """
-        found = {b: snapshot.local[b] for b in blobs if snapshot and b in snapshot.local}
+        found = {b: head_files.local[b] for b in blobs if head_files and b in head_files.local}
         wanted = sorted(set(blobs) - set(found))
         for start in range(0, len(wanted), BATCH):
             chunk = wanted[start : start + BATCH]
@@ -241,11 +241,11 @@ def parse_batch(raw: bytes) -> dict[str, bytes]:
     return found
 
 
-def parse_raw(raw: str) -> list[Change]:
+def parse_raw(raw: str) -> list[ChangedFile]:
     """Changes from `git diff --raw -z` output: `:old-mode new-mode old new STATUS`, then the
     path (two paths for a rename or copy). A gitlink mode on either side marks a submodule."""
     tokens = _split(raw)
-    found: list[Change] = []
+    found: list[ChangedFile] = []
     i = 0
     while i < len(tokens):
         old_mode, new_mode, _old, _new, status = tokens[i].lstrip(":").split()
@@ -253,10 +253,14 @@ def parse_raw(raw: str) -> list[Change]:
         link = GITLINK in (old_mode, new_mode)
         if letter in ("R", "C"):
             old, new = tokens[i + 1], tokens[i + 2]
-            found.append(Change(STATUSES[letter], new, old if letter == "R" else None, link))
+            found.append(
+                ChangedFile(CHANGE_STATUSES[letter], new, old if letter == "R" else None, link)
+            )
             i += 3
         else:
-            found.append(Change(STATUSES.get(letter, "modified"), tokens[i + 1], None, link))
+            found.append(
+                ChangedFile(CHANGE_STATUSES.get(letter, "modified"), tokens[i + 1], None, link)
+            )
             i += 2
     return found
 

@@ -1,4 +1,4 @@
-"""The `affected` reporters: lines, json, pytest, github-matrix, text (a registry by name).
+"""The `affected` renderers: lines, json, pytest, github-matrix, text (a registry by name).
 
 Machine formats keep stdout to their format alone; what a person should still see (removed
 cases, and the reasons when --explain asks) goes to stderr.
@@ -24,7 +24,7 @@ a merge touching 1,000 unmapped files must not print 1,000 reasons for each of 1
 
 @dataclass(frozen=True)
 class Report:
-    """Everything a reporter prints."""
+    """Everything a renderer prints."""
 
     selection: Selection
     selected: tuple[str, ...]  # after --tier, and after --shard K/N when K is given
@@ -37,7 +37,7 @@ class Report:
     explain: bool = False
 
 
-class Reporter(Protocol):
+class SelectionRenderer(Protocol):
     def __call__(self, report: Report, out: TextIO, err: TextIO) -> None: ...
 
 
@@ -179,7 +179,7 @@ def _chosen_shards(report: Report) -> list[Shard]:
     return list(report.shards)
 
 
-REPORTERS: dict[str, Reporter] = {
+RENDERERS: dict[str, SelectionRenderer] = {
     "lines": lines,
     "json": as_json,
     "pytest": pytest_args,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from corpus_tool.select.facts import ExpectedFacts, TraceFacts, trace_facts, waiver_case
-from corpus_tool.select.git import Change
+from corpus_tool.select.git import ChangedFile
 from corpus_tool.select.layout import Layout
 from corpus_tool.select.rules import Impact, Rule
 
@@ -119,7 +119,7 @@ class Selection:
     everyone: tuple[Reason, ...] = ()  # reasons that select every case
     specific: Mapping[str, tuple[Reason, ...]] = field(default_factory=dict)
     removed: tuple[Removed, ...] = ()
-    changes: tuple[Change, ...] = ()
+    changes: tuple[ChangedFile, ...] = ()
     quiet: tuple[Reason, ...] = ()
     """For each changed file that selects no case, the rules that decided so, and why."""
 
@@ -136,7 +136,7 @@ class Selection:
 
 
 def select(
-    changes: Iterable[Change],
+    changes: Iterable[ChangedFile],
     layout: Layout,
     impact: Impact,
     cases: CaseIndex,
@@ -194,13 +194,13 @@ def _nothing(target: Target) -> str:
     return "; ".join(said)
 
 
-def _vanished(change: Change, layout: Layout, cases: CaseIndex) -> set[str]:
+def _vanished(change: ChangedFile, layout: Layout, cases: CaseIndex) -> set[str]:
     named = {_case_of(p, change, layout) for p in (change.path, change.old_path) if p}
     return {case_id for case_id in named if case_id is not None and case_id not in cases}
 
 
 def _targets(
-    change: Change, layout: Layout, impact: Impact, cases: CaseIndex, base_blob: BlobReader
+    change: ChangedFile, layout: Layout, impact: Impact, cases: CaseIndex, base_blob: BlobReader
 ) -> list[tuple[Reason, Target]]:
     def because(rule: str) -> Reason:
         return Reason(change.path, change.status, rule, change.old_path)
@@ -220,7 +220,7 @@ def _targets(
 
 
 def _builtin(
-    path: str, change: Change, layout: Layout, cases: CaseIndex, base_blob: BlobReader
+    path: str, change: ChangedFile, layout: Layout, cases: CaseIndex, base_blob: BlobReader
 ) -> list[tuple[str, Target]]:
     if layout.is_global(path):
         return [("global file: selects every case", Target(all=True))]
@@ -234,12 +234,14 @@ def _builtin(
     return []
 
 
-def _case_of(path: str, change: Change, layout: Layout) -> str | None:
+def _case_of(path: str, change: ChangedFile, layout: Layout) -> str | None:
     """The case a changed path belongs to; a submodule may be the case directory itself."""
     return layout.case_of_link(path) if change.link else layout.case_of(path)
 
 
-def _waiver_cases(path: str, change: Change, cases: CaseIndex, base_blob: BlobReader) -> set[str]:
+def _waiver_cases(
+    path: str, change: ChangedFile, cases: CaseIndex, base_blob: BlobReader
+) -> set[str]:
     # The case named now and the case named before: editing `case:` affects both.
     named: set[str] = set()
     for raw in (cases.head_blob(path), base_blob(change.old_path or path)):

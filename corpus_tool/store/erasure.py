@@ -26,7 +26,7 @@ from corpus_tool.io import files
 from corpus_tool.io.locks import exclusive
 from corpus_tool.store import staging
 from corpus_tool.store.corpus import WAIVERS, Corpus, is_case_id
-from corpus_tool.store.faults import NO_STEPS, Steps
+from corpus_tool.store.faults import NO_STEPS, StepCounter
 
 JOURNAL = ".corpus-forget.json"
 LOCK = ".corpus-forget.lock"
@@ -52,7 +52,7 @@ class Erasure:
 
 
 @contextlib.contextmanager
-def searching(corpus: Corpus, steps: Steps = NO_STEPS) -> Iterator[list[str]]:
+def searching(corpus: Corpus, steps: StepCounter = NO_STEPS) -> Iterator[list[str]]:
     """Yield the case ids of the corpus with the forget lock and every case's lock held.
 
     The ids are listed again once all are locked; when that differs (a case was renamed or
@@ -71,7 +71,9 @@ def searching(corpus: Corpus, steps: Steps = NO_STEPS) -> Iterator[list[str]]:
     raise BusyError(MOVING)
 
 
-def _lock_all(stack: contextlib.ExitStack, corpus: Corpus, ids: list[str], steps: Steps) -> bool:
+def _lock_all(
+    stack: contextlib.ExitStack, corpus: Corpus, ids: list[str], steps: StepCounter
+) -> bool:
     """Take every case's lock onto `stack`; False when one is held by a write in progress."""
     try:
         for case_id in ids:
@@ -81,14 +83,14 @@ def _lock_all(stack: contextlib.ExitStack, corpus: Corpus, ids: list[str], steps
     return True
 
 
-def erase(corpus: Corpus, erasure: Erasure, steps: Steps = NO_STEPS) -> None:
+def erase(corpus: Corpus, erasure: Erasure, steps: StepCounter = NO_STEPS) -> None:
     """Journal the plan, then carry it out; inside `searching`, whose locks cover every case."""
     _write_journal(corpus, erasure.as_json(), steps)
     steps.done("forget plan written")
     _carry_out(corpus, erasure, steps)
 
 
-def _write_journal(corpus: Corpus, text: str, steps: Steps) -> None:
+def _write_journal(corpus: Corpus, text: str, steps: StepCounter) -> None:
     """The journal appears whole: written aside (`journal_tmps` names), then renamed in place."""
     fd, tmp = tempfile.mkstemp(prefix=f"{JOURNAL}.", suffix=".tmp", dir=corpus.root)
     try:
@@ -118,7 +120,7 @@ def is_journal_tmp(name: str) -> bool:
     return name.startswith((f"{JOURNAL}.", f".{JOURNAL}.")) and name.endswith(".tmp")
 
 
-def finish(corpus: Corpus, steps: Steps = NO_STEPS) -> Erasure | None:
+def finish(corpus: Corpus, steps: StepCounter = NO_STEPS) -> Erasure | None:
     """Carry out the plan an interrupted forget journaled, if there is one; return it.
 
     A lock a killed forget left is removed too (taking it and letting go removes it), and so is
@@ -177,7 +179,7 @@ def _waiver_path(rel: object) -> bool:
 
 
 @contextlib.contextmanager
-def _cases_locked(corpus: Corpus, erasure: Erasure, steps: Steps) -> Iterator[None]:
+def _cases_locked(corpus: Corpus, erasure: Erasure, steps: StepCounter) -> Iterator[None]:
     """Every case of the plan locked (and its interrupted writes recovered) at once."""
     with contextlib.ExitStack() as stack:
         for case_id in erasure.cases:
@@ -185,7 +187,7 @@ def _cases_locked(corpus: Corpus, erasure: Erasure, steps: Steps) -> Iterator[No
         yield
 
 
-def _carry_out(corpus: Corpus, erasure: Erasure, steps: Steps) -> None:
+def _carry_out(corpus: Corpus, erasure: Erasure, steps: StepCounter) -> None:
     for case_id in erasure.cases:
         staging.remove(corpus.cases_dir / case_id, steps)
     for rel in erasure.waivers:

@@ -1,6 +1,6 @@
 """Fault injection: a test can kill a write right after any one of its steps.
 
-Writes call `Steps.done(name)` after each step that changes the disk. With
+Writes call `StepCounter.done(name)` after each step that changes the disk. With
 CORPUS_KILL_AFTER_STEP=k in the environment the process ends with `os._exit` right after its k-th
 step: no `finally`, no cleanup, exactly what `kill -9` leaves. A test runs a write once for every
 k in turn, so each interrupted state is reached on purpose instead of by timing luck.
@@ -16,7 +16,7 @@ KILLED = 137
 """The exit status of a killed step (128 + SIGKILL, what a shell reports for `kill -9`)."""
 
 
-class Steps:
+class StepCounter:
     """Counts the steps of one command; ends the process after the k-th when asked to."""
 
     def __init__(self, kill_after: int | None = None) -> None:
@@ -24,8 +24,8 @@ class Steps:
         self.count = 0
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str]) -> Steps:
-        """Steps that kill after CORPUS_KILL_AFTER_STEP steps (never, when it is unset)."""
+    def from_environ(cls, environ: Mapping[str, str]) -> StepCounter:
+        """A counter that kills after CORPUS_KILL_AFTER_STEP steps (never, when it is unset)."""
         raw = environ.get(ENV, "")
         return cls(int(raw) if raw.isdigit() and int(raw) > 0 else None)
 
@@ -37,5 +37,5 @@ class Steps:
             os._exit(KILLED)
 
 
-NO_STEPS = Steps()
-"""Steps that never kill (library callers and tests that inject no fault)."""
+NO_STEPS = StepCounter()
+"""A counter that never kills (library callers and tests that inject no fault)."""

@@ -18,7 +18,7 @@ from corpus_tool.io.locks import is_held
 from corpus_tool.model.findings import Finding
 from corpus_tool.store import erasure, staging
 from corpus_tool.store.corpus import Corpus, refuse_outside_links
-from corpus_tool.store.faults import NO_STEPS, Steps
+from corpus_tool.store.faults import NO_STEPS, StepCounter
 
 RULE = "case.interrupted"
 FORGET_RULE = "forget.interrupted"
@@ -37,7 +37,7 @@ def _rerun(what: str) -> str:
     )
 
 
-def recover(corpus: Corpus, steps: Steps = NO_STEPS) -> list[str]:
+def recover(corpus: Corpus, steps: StepCounter = NO_STEPS) -> list[str]:
     """Finish an interrupted forget, then every interrupted case write; one note for each.
 
     Refused first (InputError) when corpus.yaml, cases/ or waivers/ is a link out of the

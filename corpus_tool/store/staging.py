@@ -31,7 +31,7 @@ from pathlib import Path
 from corpus_tool.errors import BusyError, CorpusError, InputError
 from corpus_tool.io import files
 from corpus_tool.io.locks import exclusive, is_held
-from corpus_tool.store.faults import NO_STEPS, Steps
+from corpus_tool.store.faults import NO_STEPS, StepCounter
 
 KINDS = ("tmp", "new", "old", "gone", "lock")
 """The hidden entries a write leaves beside PARENT/NAME: .NAME.<random>.tmp, .NAME.<kind>."""
@@ -81,7 +81,7 @@ def busy_message(final: Path) -> str:
 
 
 @contextlib.contextmanager
-def staged_dir(final: Path, replace: bool = False, steps: Steps = NO_STEPS) -> Iterator[Path]:
+def staged_dir(final: Path, replace: bool = False, steps: StepCounter = NO_STEPS) -> Iterator[Path]:
     """Yield a temporary sibling directory; when the block succeeds it becomes `final`.
 
     Under final's lock, with any interrupted write of it finished or undone first. An exception
@@ -93,7 +93,7 @@ def staged_dir(final: Path, replace: bool = False, steps: Steps = NO_STEPS) -> I
 
 
 @contextlib.contextmanager
-def locked(final: Path, steps: Steps = NO_STEPS) -> Iterator[str | None]:
+def locked(final: Path, steps: StepCounter = NO_STEPS) -> Iterator[str | None]:
     """Hold final's write lock, with an interrupted write of it finished or undone first.
 
     Yields what recovery did ("finished", "undone", "cleaned") or None.
@@ -105,7 +105,7 @@ def locked(final: Path, steps: Steps = NO_STEPS) -> Iterator[str | None]:
 
 
 @contextlib.contextmanager
-def build(final: Path, replace: bool, steps: Steps = NO_STEPS) -> Iterator[Path]:
+def build(final: Path, replace: bool, steps: StepCounter = NO_STEPS) -> Iterator[Path]:
     """With final's lock held: a temporary directory that becomes `final` if the block succeeds."""
     _check_place(final, replace)
     tmp = _make_tmp(final)
@@ -124,7 +124,7 @@ def build(final: Path, replace: bool, steps: Steps = NO_STEPS) -> Iterator[Path]
         raise
 
 
-def remove(final: Path, steps: Steps = NO_STEPS) -> None:
+def remove(final: Path, steps: StepCounter = NO_STEPS) -> None:
     """With final's lock held: remove it in one rename (a link is removed, never followed)."""
     names = Names(final)
     if os.path.lexists(final):
@@ -133,7 +133,7 @@ def remove(final: Path, steps: Steps = NO_STEPS) -> None:
     _io(final, lambda: remove_tree(names.sibling("gone"), steps))
 
 
-def recover(final: Path, steps: Steps = NO_STEPS) -> str | None:
+def recover(final: Path, steps: StepCounter = NO_STEPS) -> str | None:
     """With final's lock held: finish or undo an interrupted write of it; say which, if any."""
     names = Names(final)
     cleaned = False
@@ -154,7 +154,7 @@ def recover(final: Path, steps: Steps = NO_STEPS) -> str | None:
     return "cleaned" if cleaned else None
 
 
-def recover_all(parent: Path, steps: Steps = NO_STEPS) -> list[tuple[str, str]]:
+def recover_all(parent: Path, steps: StepCounter = NO_STEPS) -> list[tuple[str, str]]:
     """Recover every name under `parent` an interrupted write left; skip those being written."""
     done: list[tuple[str, str]] = []
     for name in sorted({found[0] for found in map(parse, _entries(parent)) if found}):
@@ -181,7 +181,7 @@ def leftovers(parent: Path) -> list[Leftover]:
 
 
 def write_case(
-    target: Path, trace: str, expected: str | None, replace: bool, steps: Steps = NO_STEPS
+    target: Path, trace: str, expected: str | None, replace: bool, steps: StepCounter = NO_STEPS
 ) -> None:
     """Write a case in one rename (the caller holds `locked(target)`): the previous case's files
     stay (copied without following links), trace.yaml is replaced, not written through, and
@@ -234,7 +234,7 @@ def write_new(path: Path, text: str) -> None:
         handle.write(text)
 
 
-def remove_tree(path: Path, steps: Steps = NO_STEPS) -> None:
+def remove_tree(path: Path, steps: StepCounter = NO_STEPS) -> None:
     """Remove a directory tree bottom up (links unlinked, never followed), a step per entry."""
     if not os.path.lexists(path):
         return
@@ -254,7 +254,7 @@ def remove_tree(path: Path, steps: Steps = NO_STEPS) -> None:
     steps.done(f"removed {path.name}")
 
 
-def _swap(tmp: Path, final: Path, replace: bool, steps: Steps) -> None:
+def _swap(tmp: Path, final: Path, replace: bool, steps: StepCounter) -> None:
     if not replace and os.path.lexists(final):
         remove_tree(tmp)
         raise InputError("exists already; did another run write it? look, then rerun", final)
@@ -264,7 +264,7 @@ def _swap(tmp: Path, final: Path, replace: bool, steps: Steps) -> None:
     _finish(names, steps)
 
 
-def _finish(names: Names, steps: Steps) -> None:
+def _finish(names: Names, steps: StepCounter) -> None:
     """Steps 3 to 5: the complete .new replaces NAME, whose previous version is then removed."""
     final, old = names.final, names.sibling("old")
     if os.path.lexists(final):

@@ -105,10 +105,10 @@ def case_key(context: str, case_id: str, contents: Iterable[bytes]) -> str:
 
 def context_key(config: bytes, guard: str) -> str:
     """What every finding of a run depends on besides the case: the tool, corpus.yaml, the
-    redaction guard's key id and allow-list (`guard`), the input size limit, the migration
-    steps registered (an old schema_version's finding says whether `corpus migrate` helps)."""
-    steps = [[s.kind, s.version] for s in migrations.REGISTERED.steps]
-    parts = [FORMAT, tool_fingerprint(), _digest_bytes(config), guard, files.input_limit(), steps]
+    redaction guard's key id and allow-list (`guard`), the input size limit, the
+    migrations registered (an old schema_version's finding says whether `corpus migrate` helps)."""
+    shipped = [[m.kind, m.version] for m in migrations.REGISTERED.migrations]
+    parts = [FORMAT, tool_fingerprint(), _digest_bytes(config), guard, files.input_limit(), shipped]
     return _digest(json.dumps(parts))
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.io import files, schema, yaml_lines
-from corpus_tool.io.yaml_build import Span
+from corpus_tool.io.yaml_build import ScalarExtent
 from corpus_tool.model import check_guide
 from corpus_tool.model.checks import WAIVABLE
 from corpus_tool.model.config import Config, WaiversSection, unregistered_scorer
@@ -39,7 +39,7 @@ class Document:
     path: Path
     raw: bytes
     data: Any
-    spans: list[Span] | None = None
+    spans: list[ScalarExtent] | None = None
     """Where scalars holding `#` are written (None: unknown), to tell comments from text."""
 
     @property

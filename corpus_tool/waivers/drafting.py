@@ -20,7 +20,7 @@ from corpus_tool.model.json import JsonObject
 from corpus_tool.model.waiver import parse_day
 from corpus_tool.store import staging
 from corpus_tool.store.corpus import Corpus
-from corpus_tool.store.faults import NO_STEPS, Steps
+from corpus_tool.store.faults import NO_STEPS, StepCounter
 
 _NUMBERED = re.compile(r"W-(\d+)")
 HEADER = "# A waiver: reviewed in the pull request that adds it; see `corpus waivers --help`.\n"
@@ -119,7 +119,7 @@ def next_id(corpus: Corpus) -> str:
     return f"W-{max(numbers, default=0) + 1:04d}"
 
 
-def create(corpus: Corpus, doc: JsonObject, chosen: bool, steps: Steps = NO_STEPS) -> Path:
+def create(corpus: Corpus, doc: JsonObject, chosen: bool, steps: StepCounter = NO_STEPS) -> Path:
     """Write the waiver as waivers/<id>.yaml, never over an existing file.
 
     The file appears whole or not at all (written aside, then hard-linked into place, which
@@ -141,7 +141,7 @@ def create(corpus: Corpus, doc: JsonObject, chosen: bool, steps: Steps = NO_STEP
     raise InputError("no free waiver id found", corpus.waivers_dir)
 
 
-def _link_new(target: Path, text: str, steps: Steps) -> bool:
+def _link_new(target: Path, text: str, steps: StepCounter) -> bool:
     """Whether `text` became `target` (False: the name was taken); under target's lock."""
     with staging.locked(target, steps):
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

@@ -1,4 +1,4 @@
-"""`corpus migrate`: registered schema steps applied with comments, order and quoting kept."""
+"""`corpus migrate`: registered schema migrations applied with comments, order and quoting kept."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from ruamel.yaml.comments import CommentedMap
 
 from corpus_tool.io import migrations
-from corpus_tool.io.migrations import Step, Steps
+from corpus_tool.io.migrations import Migration, Migrations
 from tests.conftest import EXAMPLES, Cli
 
 OLD = """\
@@ -44,7 +44,9 @@ def rename_team_move_mode(doc: MutableMapping[str, Any]) -> None:
     doc.insert(at, "replay", CommentedMap(mode=doc.pop("mode")))
 
 
-STEPS = Steps().add(Step("expected", 1, rename_team_move_mode, "team -> owner; replay.mode"))
+STEPS = Migrations().add(
+    Migration("expected", 1, rename_team_move_mode, "team -> owner; replay.mode")
+)
 
 
 @pytest.fixture
@@ -113,7 +115,7 @@ def test_migrate_upgrades_an_old_corpus_yaml_it_cannot_otherwise_open(
         encoding="utf-8",
     )
     assert cli("-C", old_case, "status").code == 2
-    steps = STEPS.add(Step("corpus", 1, lambda doc: None))
+    steps = STEPS.add(Migration("corpus", 1, lambda doc: None))
     monkeypatch.setattr(migrations, "REGISTERED", steps)
     assert "run `corpus migrate`" in cli("-C", old_case, "status").err
     assert cli("-C", old_case, "migrate").code == 0

@@ -20,7 +20,7 @@ import yaml
 from ruamel.yaml import YAML
 
 from corpus_tool.io import files, migrations
-from corpus_tool.io.migrations import Step, Steps
+from corpus_tool.io.migrations import Migration, Migrations
 from corpus_tool.store.corpus import is_case_id
 from tests.conftest import EXAMPLES, Cli
 
@@ -140,12 +140,12 @@ def test_plain_values_keep_their_bytes() -> None:
     assert files.with_top_value("id: a  # c\n", "id", "b-2", Path("f")) == "id: b-2  # c\n"
 
 
-def _title_step(value: str) -> Steps:
+def _title_step(value: str) -> Migrations:
     def upgrade(doc: MutableMapping[str, Any]) -> None:
         doc["title"] = value
         doc["tags"] = [value] if value else []
 
-    return Steps().add(Step("expected", 1, upgrade, "a new title"))
+    return Migrations().add(Migration("expected", 1, upgrade, "a new title"))
 
 
 @pytest.mark.parametrize("value", [s for s in SPELLINGS if s])

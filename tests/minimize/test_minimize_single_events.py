@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from corpus_tool.minimize.oracle import Symptoms, Trigger
+from corpus_tool.minimize.oracle import Goal, Symptoms
 from corpus_tool.minimize.shrink import shrink
 from corpus_tool.model.events import SideEffectEvent
 from corpus_tool.model.trace import Trace
@@ -102,7 +102,7 @@ def test_minimize_keeps_the_single_event_its_trigger_needs() -> None:
         effects = [e for e in candidate.events if isinstance(e, SideEffectEvent)]
         return Symptoms(failed_checks=("tools.args",) if effects else (), terminal="submitted")
 
-    result = shrink(trace, oracle, lambda whole: Trigger("check", "tools.args"))
+    result = shrink(trace, oracle, lambda whole: Goal("check", "tools.args"))
     kept = [e.seq for e in result.trace.events]
     (effect,) = [e.seq for e in trace.events if isinstance(e, SideEffectEvent)]
     assert effect in kept and not {41, 42} & set(kept)

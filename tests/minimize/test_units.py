@@ -10,7 +10,7 @@ import yaml
 
 from corpus_tool.io import schema
 from corpus_tool.minimize.ddmin import ddmin
-from corpus_tool.minimize.oracle import Symptoms, Trigger
+from corpus_tool.minimize.oracle import Goal, Symptoms
 from corpus_tool.minimize.shrink import shrink
 from corpus_tool.minimize.stale import stale
 from corpus_tool.minimize.units import units
@@ -52,8 +52,8 @@ def test_every_candidate_is_complete_and_fits_the_schema(case: str) -> None:
         seen.append(candidate)
         return Symptoms(error_types=frozenset(error_types(candidate.events)), terminal="failed")
 
-    def pick(whole: Symptoms) -> Trigger:
-        return Trigger("terminal_status", "failed")  # every candidate "reproduces"
+    def pick(whole: Symptoms) -> Goal:
+        return Goal("terminal_status", "failed")  # every candidate "reproduces"
 
     result = shrink(trace, oracle, pick)
     assert len(seen) == result.replays and len(seen) >= 1

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from corpus_tool.replay.cases import LoadedCase, load_case
-from corpus_tool.replay.engine import Replay
+from corpus_tool.replay.engine import Replayed
 from corpus_tool.store.corpus import Corpus, load_config
 from tests.conftest import EXAMPLES, ROOT
 from tests.replaying import replay_case
@@ -36,14 +36,14 @@ def agent_code(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         del sys.modules[name]
 
 
-ReplayCase = Callable[..., Replay]
+ReplayCase = Callable[..., Replayed]
 
 
 @pytest.fixture(name="replay_case")
 def replay_case_fixture(example: Corpus) -> ReplayCase:
     """Replay one example case with any agent: replay_case(case_id, agent, mode=...)."""
 
-    def run(case_id: str, agent: Agent, mode: str = "strict", **changes: Any) -> Replay:
+    def run(case_id: str, agent: Agent, mode: str = "strict", **changes: Any) -> Replayed:
         return replay_case(example.case_dir(case_id), agent, mode, **changes)
 
     return run

@@ -24,7 +24,7 @@ from corpus_tool.ingest.attrs import flatten
 from corpus_tool.ingest.coerce import loads_maybe, obj, parse_time_key, result_value
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import CONVENTIONS
-from corpus_tool.ingest.spans import Facts, Run, Span, SpanEvent, ancestors, to_body
+from corpus_tool.ingest.spans import Facts, Span, SpanEvent, TraceHeader, ancestors, to_body
 from corpus_tool.model.values import ABSENT
 
 _KIND = "agentops.span.kind"
@@ -52,7 +52,7 @@ class AgentOpsImporter:
         name = (root.attributes.get("agentops.entity.name") if root else None) or trace.get(
             "root_span_name"
         )
-        run = Run(trace.get("trace_id"), {"name": name}, {"trace": trace})
+        run = TraceHeader(trace.get("trace_id"), {"name": name}, {"trace": trace})
         body = to_body(spans, (AgentOps(), *CONVENTIONS), run)
         if not body["events"]:
             raise InputError("no LLM or tool spans in this AgentOps trace", path)

@@ -61,7 +61,7 @@ class ClaudeAgentSdkImporter:
         entries = [e for e in data if isinstance(e, dict) and e.get("type") in _TYPES]
         init = next((e for e in entries if e.get("subtype") == "init"), {})
         result = next((e for e in reversed(entries) if e["type"] == "result"), None)
-        events = _Reader().events(entries)
+        events = _ClaudeReader().events(entries)
         times = sorted(str(e["timestamp"]) for e in entries if e.get("timestamp"))
         version = init.get("claude_code_version") or next(
             (e.get("version") for e in entries if e.get("version")), None
@@ -109,7 +109,7 @@ def _chain(entry: dict[str, Any]) -> str | None:
     return "sidechain" if entry.get("isSidechain") else None
 
 
-class _Reader:
+class _ClaudeReader:
     """Entries in file order → events; each conversation's messages so far, per chain."""
 
     def __init__(self) -> None:

@@ -20,7 +20,7 @@ from corpus_tool.ingest.coerce import loads_maybe, obj, parse_time_key, result_v
 from corpus_tool.ingest.genai_attrs import gemini_message, output_messages
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.ingest.otel import CONVENTIONS
-from corpus_tool.ingest.spans import Facts, Run, Span, to_body
+from corpus_tool.ingest.spans import Facts, Span, TraceHeader, to_body
 from corpus_tool.model.values import ABSENT
 
 _MAPPED = {
@@ -57,7 +57,7 @@ class LangfuseImporter:
         body = to_body(
             spans,
             (*CONVENTIONS, Observation()),
-            Run(_str(trace.get("id")), agent, {"trace": extra}),
+            TraceHeader(_str(trace.get("id")), agent, {"trace": extra}),
         )
         if not body["events"]:
             raise InputError("no generation or tool observations in this Langfuse trace", path)

@@ -19,7 +19,7 @@ from corpus_tool.errors import InputError
 from corpus_tool.ingest.chat import messages, text_of, tool_calls
 from corpus_tool.ingest.coerce import iso_from_ns, obj
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.spans import Facts, Run, Span, SpanEvent, to_body
+from corpus_tool.ingest.spans import Facts, Span, SpanEvent, TraceHeader, to_body
 from corpus_tool.model.values import ABSENT
 
 _KINDS = {"LLM": "model", "CHAT_MODEL": "model", "TOOL": "tool", "AGENT": "agent"}
@@ -52,7 +52,7 @@ class MLflowImporter:
         spans = [_span(s) for s in data["data"]["spans"] if isinstance(s, dict)]
         trace_id = str(info.get("trace_id") or info.get("request_id"))
         tags = obj(info.get("tags"))
-        run = Run(trace_id, {"name": tags.get("mlflow.traceName")}, {"mlflow_info": info})
+        run = TraceHeader(trace_id, {"name": tags.get("mlflow.traceName")}, {"mlflow_info": info})
         body = to_body(spans, (MLflowSpans(),), run)
         if not body["events"]:
             names = sorted({s.name for s in spans})[:8]

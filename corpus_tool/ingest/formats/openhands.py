@@ -52,7 +52,7 @@ class OpenHandsImporter:
         if not self.sniff(data, path):
             raise InputError("not an OpenHands event stream: expected [{id, source, action}]", path)
         stream = [e for e in _items(data) if isinstance(e, dict)]
-        reader = _Reader(stream)
+        reader = _OpenHandsReader(stream)
         reader.read()
         system = next((e for e in stream if e.get("action") == "system"), {})
         args = obj(system.get("args"))
@@ -84,7 +84,7 @@ def _items(data: Any) -> list[Any]:
     return data if isinstance(data, list) else []
 
 
-class _Reader:
+class _OpenHandsReader:
     """Walks the stream once, keeping the conversation the model would have been sent."""
 
     def __init__(self, stream: list[dict[str, Any]]) -> None:

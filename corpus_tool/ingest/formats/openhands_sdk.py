@@ -137,7 +137,7 @@ def _items(data: Any) -> list[Any]:
 
 
 def _body(stream: list[dict[str, Any]], model: str | None) -> dict[str, Any]:
-    reader = _Reader(stream, model)
+    reader = _OpenHandsSdkReader(stream, model)
     reader.read()
     users = reader.user_turns
     return trace_body(
@@ -152,7 +152,7 @@ def _body(stream: list[dict[str, Any]], model: str | None) -> dict[str, Any]:
     )
 
 
-class _Reader:
+class _OpenHandsSdkReader:
     """Walks the events once, keeping the conversation the model would have been sent."""
 
     def __init__(self, stream: list[dict[str, Any]], model: str | None) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 from corpus_tool.errors import InputError
 from corpus_tool.ingest.coerce import iso_from_ns, obj
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.spans import Run, Span, SpanEvent, to_body
+from corpus_tool.ingest.spans import Span, SpanEvent, TraceHeader, to_body
 from corpus_tool.ingest.vercel_attrs import VercelAI, operation
 
 
@@ -46,7 +46,7 @@ class VercelAIImporter:
             by_trace.setdefault(_trace_id(item), []).append(_span(item))
         out = []
         for trace_id, spans in by_trace.items():
-            body = to_body(spans, (VercelAI(),), Run(trace_id, {}, {}))
+            body = to_body(spans, (VercelAI(),), TraceHeader(trace_id, {}, {}))
             if body["events"]:
                 out.append(Imported(self.name, body, trace_id=trace_id, label=trace_id))
         if not out:

@@ -48,7 +48,7 @@ _KEPT = (
 
 
 @dataclass(frozen=True)
-class Plan:
+class Protection:
     """What to protect, and what the worker's relay needs if the worker gets a PID namespace."""
 
     readonly: tuple[Path, ...]
@@ -98,7 +98,7 @@ class Isolation:
 NONE = Isolation(False, False, "not Linux")
 
 
-def isolate(plan: Plan) -> Isolation:
+def isolate(plan: Protection) -> Isolation:
     """Enter the namespaces and protect `plan`'s paths, if possible. With a PID namespace this
     forks twice; only the worker returns (the relay and the init stay in `pidns`)."""
     if not sys.platform.startswith("linux"):
@@ -126,7 +126,9 @@ def isolate(plan: Plan) -> Isolation:
     return _in_namespace(uid, gid, pipes, plan, Isolation(True, readonly, problem))
 
 
-def _in_namespace(uid: int, gid: int, pipes: pidns.Pipes, plan: Plan, got: Isolation) -> Isolation:
+def _in_namespace(
+    uid: int, gid: int, pipes: pidns.Pipes, plan: Protection, got: Isolation
+) -> Isolation:
     """In the init: a fresh /proc, the lock, then the worker (the only one that returns)."""
     proc = not _mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     locked, listener = _lock(uid, gid, pipes.notes[1], plan.seccomp)

@@ -12,7 +12,7 @@ purpose:
   fit is an error value for its case, not a crash of the run. Values that JSON cannot carry
   travel as their `str()`, which is also how the results document writes them.
 
-All (de)serialization of `Replay` lives here (`replay_dict`, `replay_from`): events travel in
+All (de)serialization of `Replayed` lives here (`replay_dict`, `replay_from`): events travel in
 their trace.yaml form (`Event.to_doc`) and are rebuilt with the trace model's own reader.
 """
 
@@ -42,7 +42,7 @@ from corpus_tool.model.field_diff import FieldDiff
 from corpus_tool.model.trace import Terminal, Trace
 from corpus_tool.model.values import ABSENT
 from corpus_tool.replay.divergence import KINDS, Divergence
-from corpus_tool.replay.engine import STATUSES, CaseSpec, Replay
+from corpus_tool.replay.engine import TERMINAL_STATUSES, CaseSpec, Replayed
 from corpus_tool.replay.requests import AGENT, RECORDING, SHARED, RequestNote
 
 HEADER = struct.Struct(">Q")
@@ -189,8 +189,8 @@ def decode_reply(payload: bytes) -> dict[str, Any]:
 KINDS_OF_REPLY = ("ready", "import_error", "replay", "error")
 
 
-def replay_dict(run: Replay) -> dict[str, Any]:
-    """A Replay as plain data (the worker's side of the pair): events in trace.yaml form."""
+def replay_dict(run: Replayed) -> dict[str, Any]:
+    """A Replayed as plain data (the worker's side of the pair): events in trace.yaml form."""
     return {
         "events": [event.to_doc() for event in run.events],
         "terminal": run.terminal.to_doc(),
@@ -201,8 +201,8 @@ def replay_dict(run: Replay) -> dict[str, Any]:
     }
 
 
-def replay_from(data: Any) -> Replay:
-    """The Replay a worker sent, every field checked (the parent's side of the pair)."""
+def replay_from(data: Any) -> Replayed:
+    """The Replayed a worker sent, every field checked (the parent's side of the pair)."""
     if not isinstance(data, dict):
         raise WireError("the replay is not an object")
     events = tuple(_event(doc) for doc in _list_of(data.get("events"), dict, "events"))
@@ -211,7 +211,7 @@ def replay_from(data: Any) -> Replay:
     divergence = _divergence(data.get("divergence"))
     notes = tuple(_note(doc) for doc in _list_of(data.get("notes", []), dict, "notes"))
     # no `cut`: the parent works out where the run stopped from its own files (cut_short)
-    return Replay(events, _terminal(data.get("terminal")), divergence, unused, diff, notes)
+    return Replayed(events, _terminal(data.get("terminal")), divergence, unused, diff, notes)
 
 
 def _note_dict(note: RequestNote) -> dict[str, Any]:
@@ -247,7 +247,7 @@ def _recorded(doc: dict[str, Any]) -> ModelCallEvent | ToolCallEvent:
 
 
 def _terminal(doc: Any) -> Terminal:
-    if not isinstance(doc, dict) or doc.get("status") not in STATUSES:
+    if not isinstance(doc, dict) or doc.get("status") not in TERMINAL_STATUSES:
         raise WireError("the replay's terminal has no valid status")
     if doc.get("seq") is not None and not _is_int(doc.get("seq")):
         raise WireError("the replay's terminal seq is not an integer")

@@ -34,7 +34,7 @@ from corpus_tool.errors import CorpusError
 from corpus_tool.replay.engine import AgentContractError, CaseSpec, replay
 from corpus_tool.replay.workers import wire
 from corpus_tool.replay.workers.fence import Fence
-from corpus_tool.replay.workers.isolation import Isolation, Plan, isolate
+from corpus_tool.replay.workers.isolation import Isolation, Protection, isolate
 from corpus_tool.replay.workers.loader import Agent, entrypoint
 from corpus_tool.store.corpus import Corpus
 
@@ -144,7 +144,7 @@ def main() -> None:
     if setup.namespaces:
         private = (channel.requests, channel.replies)
         isolation = isolate(
-            Plan(setup.readonly, setup.hidden, scratch, parent, private, setup.seccomp)
+            Protection(setup.readonly, setup.hidden, scratch, parent, private, setup.seccomp)
         )
     else:
         isolation = Isolation(False, False, "off")

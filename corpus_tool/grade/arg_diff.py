@@ -1,4 +1,4 @@
-"""Arguments against what `tools.args` asks, in the graders' words (the engine: model.diff)."""
+"""Arguments against what `tools.args` asks, in the graders' words (engine: model.field_diff)."""
 
 from __future__ import annotations
 
