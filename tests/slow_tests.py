@@ -4,8 +4,11 @@ Each took 1 s or more (all its parameters together) in `pytest -n 2 --durations=
 suite, directory by directory, on the 2-core development machine at a load average of 5 to 8,
 or 0.5 s or more in a run of the fast lane itself at a load average of about 2 (the adapters'
 tests among them), or 0.3 s or more in a fast-lane run of the merged suite at a load average of
-about 3. They install packages, build wheels, start many real processes or replay
-workers, kill and rerun writers, replay through git worktrees or real frameworks.
+about 3, or 0.5 CPU seconds or more (its process's and the children's it waited for, which a
+busy machine does not inflate) in a fast-lane run at a load average of about 12; a module
+fixture's cost falls on the first test that uses it, so all its users in the fast lane are
+listed. They install packages, build wheels, start many real processes or replay workers, kill
+and rerun writers, replay through git worktrees or real frameworks.
 tests/conftest.py marks them `slow`; a test can also carry `@pytest.mark.slow` itself.
 test_slow_lane.py checks that every entry still names a test.
 """
@@ -22,6 +25,7 @@ SLOW = frozenset(
         "tests/adapters/test_install.py::test_import_corpus_tool_and_its_runtime_loads_no_framework",
         "tests/adapters/test_install.py::test_wheel_requires_no_framework_except_through_its_extra",
         "tests/adapters/test_langchain.py::test_async_graph_replays_the_same_case",
+        "tests/adapters/test_langchain.py::test_hand_written_tool_loop_replays_and_catches_the_rebuilt_error",
         "tests/adapters/test_langchain.py::test_parallel_tool_calls_reach_the_runtime_in_the_order_the_model_asked",
         "tests/adapters/test_langchain.py::test_tool_exception_handled_by_the_tool_replays_as_the_same_message",
         "tests/adapters/test_openai_agents.py::test_responses_api_case_replays_strictly_on_its_tool_calls",
@@ -98,6 +102,8 @@ SLOW = frozenset(
         "tests/ingest/test_mcp.py::test_mcp_log_holds_what_the_client_got",
         "tests/ingest/test_mcp.py::test_mcp_messages_as_one_json_array_hold_what_the_client_got",
         "tests/ingest/test_mcp.py::test_mcp_tools_only_case_is_kept_as_known_unknown_and_replays",
+        "tests/ingest/test_mcp.py::test_model_trace_paired_with_the_mcp_log_replays_strictly",
+        "tests/ingest/test_mlflow.py::test_mlflow_tool_span_without_outputs_is_incomplete",
         "tests/ingest/test_mlflow.py::test_mlflow_trace_imports_its_model_calls_and_tools",
         "tests/ingest/test_openhands_sdk.py::test_events_alone_are_kept_with_allow_incomplete",
         "tests/ingest/test_openhands_sdk.py::test_replay_notices_an_agent_that_skips_the_failed_read",
@@ -112,6 +118,7 @@ SLOW = frozenset(
         "tests/ingest/test_sdk_otel.py::test_otel_genai_legacy_batches_import_the_same",
         "tests/ingest/test_sdk_otel.py::test_otel_genai_otlp_json_imports",
         "tests/ingest/test_sdk_pydantic_ai.py::test_pydantic_ai_spans_import_every_tool_answer_the_model_was_sent",
+        "tests/io/test_dump_stream.py::test_generated_traces_and_a_long_incident_are_written_byte_for_byte",
         "tests/io/test_escapes.py::test_check_shows_a_failing_agents_terminal_sequences_escaped",
         "tests/io/test_escapes.py::test_diff_of_results_shows_a_case_id_with_controls_on_its_own_row",
         "tests/io/test_escapes.py::test_gate_case_id_with_a_newline_cannot_print_a_passed_verdict",
@@ -166,6 +173,7 @@ SLOW = frozenset(
         "tests/redact/test_key_sources.py::test_add_refuses_a_fifo_key_file_without_hanging",
         "tests/redact/test_key_sources.py::test_add_refuses_a_huge_key_file_unread",
         "tests/redact/test_key_sources.py::test_add_refuses_a_key_file_that_is_not_utf8",
+        "tests/redact/test_key_sources.py::test_add_refuses_a_key_variable_that_is_not_utf8",
         "tests/redact/test_key_sources.py::test_validate_reports_a_fifo_key_file_without_hanging",
         "tests/redact/test_spellings.py::test_add_redacts_a_value_in_any_spelling",
         "tests/redact/test_spellings.py::test_one_pseudonym_for_every_spelling_and_forget_finds_it_by_the_plain_one",
@@ -206,11 +214,14 @@ SLOW = frozenset(
         "tests/replay/test_plugin.py::test_plugin_short_summary_names_the_divergence",
         "tests/replay/test_plugin.py::test_plugin_under_xdist_replays_each_case_once_in_a_worker",
         "tests/replay/test_plugin.py::test_plugin_unknown_corpus_case_is_a_usage_error",
+        "tests/replay/test_real_recorder.py::test_changed_system_prompt_is_model_request_naming_field_and_fix",
         "tests/replay/test_real_recorder.py::test_changed_tool_argument_is_tool_arguments_and_args_names_the_attempt",
+        "tests/replay/test_real_recorder.py::test_extra_repeated_call_is_tool_call_count",
         "tests/replay/test_real_recorder.py::test_one_sided_request_fields_are_notes_not_silence",
         "tests/replay/test_real_recorder.py::test_other_terminal_status_is_terminal_state_of_a_finished_run",
         "tests/replay/test_real_recorder.py::test_reordered_calls_fail_strict_and_pass_lenient",
         "tests/replay/test_real_recorder.py::test_request_fields_all_fails_on_the_unsent_temperature",
+        "tests/replay/test_real_recorder.py::test_skipped_call_is_unused_recording",
         "tests/replay/test_real_recorder.py::test_unchanged_agent_is_green_strictly_without_ignored_fields",
         "tests/replay/test_record.py::test_readme_record_example_runs_and_its_case_replays",
         "tests/replay/test_record.py::test_record_round_trip_replays_strictly",
