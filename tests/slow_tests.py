@@ -100,6 +100,7 @@ SLOW = frozenset(
         "tests/ingest/test_completeness_answers.py::test_langfuse_tool_without_output_is_refused_not_stored_as_null",
         "tests/ingest/test_mcp.py::test_mcp_json_lines_without_times_are_kept_without_a_start",
         "tests/ingest/test_mcp.py::test_mcp_log_holds_what_the_client_got",
+        "tests/ingest/test_mcp.py::test_mcp_log_of_another_run_is_refused_by_name",
         "tests/ingest/test_mcp.py::test_mcp_messages_as_one_json_array_hold_what_the_client_got",
         "tests/ingest/test_mcp.py::test_mcp_tools_only_case_is_kept_as_known_unknown_and_replays",
         "tests/ingest/test_mcp.py::test_model_trace_paired_with_the_mcp_log_replays_strictly",
