@@ -10,7 +10,7 @@ counts as its `corpus ...` part (this checkout is installed already). Each line 
   `<placeholders>` — the notation of man pages and `--help`; its flags are checked against the
   parsers (tests/docs/test_doc_flags.py), it is not run;
 - a *name*: `corpus VERB` alone in prose, a command named rather than run
-  (tests/foundation/test_command_names.py runs `--help` on each; in a fenced block it runs);
+  (tests/docs/test_command_names.py runs `--help` on each; in a fenced block it runs);
 - *illustrative*: written under an `<!-- illustrative: REASON -->` comment (the line before its
   block or paragraph), which says why it cannot run here.
 """

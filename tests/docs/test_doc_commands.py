@@ -23,7 +23,7 @@ from tests.docs.scratch import this_repository, your_repository
 
 # Fenced blocks another test runs whole, in the setting they need: (doc, section) -> test.
 RUN_ELSEWHERE = {
-    ("README.md", "Quick start in your repository"): "tests/foundation/test_quickstart.py",
+    ("README.md", "Quick start in your repository"): "tests/docs/test_quickstart.py",
     ("README.md", "A GitHub Actions workflow"): "tests/gate/test_readme_workflow.py",
 }
 MOST_ILLUSTRATIVE = 3

@@ -2,7 +2,7 @@
 
 A message is any string of the package that is not a docstring (errors, findings, notes, help
 texts): its `corpus <verb>` must be a command (the parsers of corpus_tool/cli/; the sibling
-tests/foundation/test_command_names.py runs `--help` on each), the flags it names for a command
+tests/docs/test_command_names.py runs `--help` on each), the flags it names for a command
 must be that command's, and a file of this repository it names (`docs/x.md`, `schemas/...`,
 `README.md`) must be inside the wheel — the installed tool is all most users have, and the wheel
 ships no docs (messages send them to `corpus <verb> --help` instead).

@@ -265,7 +265,7 @@ def test_replay_progress_on_a_terminal_keeps_the_verdict_lines(example: Corpus) 
 
 
 def test_results_document_fits_its_schema(cli: Cli) -> None:
-    # the schema itself (valid 2020-12, every field described): tests/foundation/test_schemas.py
+    # the schema itself (valid 2020-12, every field described): tests/io/test_schemas.py
     from jsonschema import Draft202012Validator
 
     from corpus_tool.io import schema
