@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -119,7 +120,7 @@ def test_architecture_a_command_importing_another_breaks_the_commands_contract(
 def test_architecture_commands_contract_holds_every_command_module() -> None:
     commands = _contract("commands")
     folder = ROOT / "corpus_tool" / "commands"
-    stems = sorted(p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "add_batch"))
+    stems = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
     assert sorted(commands["modules"]) == [f"corpus_tool.commands.{s}" for s in stems]
 
 
@@ -137,3 +138,68 @@ def test_the_projects_mypy_hook_has_every_runtime_dependency() -> None:
     runtime = {name(d) for d in config["project"]["dependencies"]}
     stubs = {"pyyaml": "types-pyyaml"}  # typed through its stubs package
     assert sorted(d for d in runtime if stubs.get(d, d) not in installed) == []
+
+
+LOOSE_MODULES = {"__init__", "__main__", "errors", "version", "pytest_plugin"}
+"""The modules left at the top of the package: the public door, `python -m`, the error family
+and the version every layer may import, and the pytest entry point pytest loads by name."""
+
+
+def test_architecture_the_top_of_the_package_holds_only_the_argued_loose_modules() -> None:
+    loose = {p.stem for p in (ROOT / "corpus_tool").glob("*.py")}
+    assert loose == LOOSE_MODULES
+    assert len(loose) <= 6
+
+
+def test_architecture_the_layers_are_the_folders() -> None:
+    layers = _contract("layers")["layers"]
+    named = [n.strip().removeprefix("corpus_tool.") for layer in layers for n in layer.split("|")]
+    assert sorted(named) == sorted(n for n in _top_names()), "every top name in one layer, once"
+    assert all("." not in n for n in named), (
+        "a layer is a folder or a loose module, not a module inside one"
+    )
+
+
+def _defined_classes() -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "corpus_tool").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
+    return found
+
+
+def test_architecture_no_class_name_is_defined_twice() -> None:
+    twice = {name: where for name, where in _defined_classes().items() if len(where) > 1}
+    assert twice == {}
+
+
+UNTYPED = ("dict[str, Any]", "Mapping[str, Any]")
+
+
+def test_architecture_gate_diff_and_waivers_take_no_untyped_documents() -> None:
+    """Past the file boundary these packages read the typed model: no `dict[str, Any]` or
+    `Mapping[str, Any]` in a signature (JSON they build is `model.json.Json`)."""
+    found = []
+    for folder in ("gate", "diff", "waivers"):
+        for path in sorted((ROOT / "corpus_tool" / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    shown = (
+                        ast.unparse(node.args)
+                        + " -> "
+                        + ast.unparse(node.returns or ast.Constant(None))
+                    )
+                    if any(u in shown for u in UNTYPED):
+                        found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert found == []
+
+
+def test_architecture_the_words_table_gives_each_word_one_row() -> None:
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = doc.split("## Words", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| ")]
+    words = rows[1:]  # after the header
+    assert len(words) > 50
+    assert sorted(w for w in set(words) if words.count(w) > 1) == []
