@@ -11,7 +11,7 @@ from corpus_tool.diff.inputs import Run, replayed
 from corpus_tool.errors import CorpusError
 from corpus_tool.gate.policy import Decision
 from corpus_tool.gate.render import Sides, json_doc
-from corpus_tool.model.events import event_from_doc
+from corpus_tool.model.events import ToolCallEvent, event_from_doc
 from corpus_tool.model.trace import Terminal, Trajectory
 from corpus_tool.report import timeline
 from corpus_tool.version import __version__
@@ -154,7 +154,24 @@ def _trajectory(case: Mapping[str, Any]) -> Trajectory | None:
         terminal = Terminal.from_doc(stored["terminal"])
     except (CorpusError, KeyError, TypeError, ValueError, AttributeError):
         return None  # the list still shows the case; its timeline says it did not run
-    return replayed(Trajectory(events, terminal), case.get("divergence"), case["case"]).trajectory
+    run = Trajectory(events, terminal)
+    if _stopped_at_last(run, case.get("divergence")):
+        return run
+    return replayed(run, case.get("divergence"), case["case"]).trajectory
+
+
+def _stopped_at_last(run: Trajectory, divergence: Any) -> bool:
+    """The trajectory already ends with the call the replay stopped at (a ToolArguments
+    divergence records it): adding it again would show one call twice."""
+    actual = divergence.get("actual") if isinstance(divergence, Mapping) else None
+    last = run.events[-1] if run.events else None
+    if not isinstance(actual, Mapping) or not isinstance(last, ToolCallEvent):
+        return False
+    return (
+        not last.answered
+        and last.tool == actual.get("tool")
+        and last.arguments == actual.get("arguments")
+    )
 
 
 def _why(case: Mapping[str, Any]) -> str:

@@ -122,3 +122,11 @@ def browser() -> Iterator[Browser]:
                 context.close()
     finally:
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Any:
+    """The gate's shop repository (tests/gate/gate_repo.py): an agent and its recorded cases."""
+    from tests.gate.gate_repo import build
+
+    return build(tmp_path)
