@@ -29,6 +29,8 @@ SLOW = frozenset(
         "tests/adapters/test_openai_agents.py::test_streamed_run_replays_the_same_case",
         "tests/adapters/test_pydantic_ai.py::test_agent_holding_a_model_object_replays_through_the_wrapper",
         "tests/adapters/test_pydantic_ai.py::test_streamed_run_replays_the_same_case",
+        "tests/ci/test_gate_action.py::test_clean_change_exits_0_and_says_so_in_the_comment",
+        "tests/ci/test_gate_action.py::test_regression_posts_one_comment_then_edits_it_and_exits_1",
         "tests/compare/test_diff.py::test_check_diff_shows_recording_against_replay_for_failing_cases",
         "tests/compare/test_diff.py::test_diff_identical_runs",
         "tests/compare/test_diff.py::test_diff_missing_files_directories_and_results_without_runs",
