@@ -79,6 +79,7 @@ SLOW = frozenset(
         "tests/foundation/test_hook_deletions.py::test_real_pre_commit_with_the_init_hook_blocks_each_deletion",
         "tests/foundation/test_hook_deletions.py::test_staged_checks_the_staged_version_of_an_edit",
         "tests/foundation/test_hook_deletions.py::test_staged_config_change_rechecks_the_cases_it_leaves_unchanged",
+        "tests/foundation/test_init_editor.py::test_the_editor_underlines_a_typo_with_validates_advice_and_hovers_descriptions",
         "tests/foundation/test_init_hook.py::test_install_hook_blocks_a_planted_email_and_passes_a_clean_case",
         "tests/foundation/test_leftover_files.py::test_a_forget_killed_writing_its_plan_leaves_a_file_the_next_writing_command_removes",
         "tests/foundation/test_leftover_files.py::test_a_killed_waivers_new_leaves_a_copy_the_next_writing_command_removes",
