@@ -169,3 +169,10 @@ def test_the_editor_underlines_a_typo_with_validates_advice_and_hovers_descripti
     finally:
         server.proc.kill()
         server.proc.wait()
+
+
+def test_the_schema_advice_is_validates_for_expect_and_each_of_its_keys() -> None:
+    expect = load_schema("expected")["properties"]["expect"]
+    assert expect["errorMessage"] == hint(())
+    for key, sub in expect["properties"].items():
+        assert sub["errorMessage"] == hint((key,)), key
