@@ -58,6 +58,7 @@ def gate_view(
     sides: Sides,
     meta: Sequence[Any] = (),
     title: str = "corpus gate",
+    labels: tuple[str, str] = ("base", "head"),
 ) -> View:
     """The merge gate: base against head per case, the gate's kinds and what blocks."""
     judged = json_doc(decision, sides)
@@ -74,13 +75,13 @@ def gate_view(
     head = {
         "kind": "gate",
         "title": f"{title}: {head_doc['corpus']}",
-        "labels": ["base", "head"],
+        "labels": list(labels),
         "verdict": judged["verdict"],
         "summary": {**dict(head_doc["summary"]), **counts},
         "meta": [
             ["verdict", judged["verdict"]],
-            ["base", sides.base],
-            ["head", sides.head],
+            [labels[0], sides.base],
+            [labels[1], sides.head],
             *_meta(head_doc),
             *meta,
         ],

@@ -49,7 +49,7 @@ def suites_report(path: Path, a: Path, b: Path, today: date) -> int:
     base, head = load.results(a), load.results(b)
     sides = Sides(str(a), str(b))
     decision = judge(base, head, today)
-    html.write(path, gate_view(base, head, decision, sides, title="corpus diff"))
+    html.write(path, gate_view(base, head, decision, sides, (), "corpus diff", ("A", "B")))
     return len(head["cases"])
 
 

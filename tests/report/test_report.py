@@ -107,3 +107,16 @@ def test_diff_html_of_two_traces_aligns_their_steps(cli: Cli, tmp_path: Path) ->
     assert head["kind"] == "diff" and len(head["cases"]) == 1
     (detail,) = details.values()
     assert {r["change"] for r in detail["rows"]} >= {"changed"}
+
+
+def test_diff_html_of_two_results_documents_is_each_case_a_against_b(
+    example_run: tuple[Path, Path], tmp_path: Path, cli: Cli
+) -> None:
+    results, _ = example_run
+    head_doc = regressed(results, tmp_path / "head.json")
+    target = tmp_path / "diff.html"
+    code, _, _ = cli("diff", results, head_doc, "--html", target)
+    assert code == 0  # the same runs: no case's steps differ (only a check's verdict does)
+    head, details = _embedded(target.read_text(encoding="utf-8"))
+    assert head["title"].startswith("corpus diff") and head["labels"] == ["A", "B"]
+    assert len(details) == 6 and all("rows" in details[c] for c in ("refund-success",))
