@@ -3,6 +3,7 @@ and per case the heavy part (checks, the aligned timeline), loaded lazily by the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -140,9 +141,34 @@ def _detail(case: Mapping[str, Any], left: Trajectory | None) -> dict[str, Any]:
         "duration_ms": case.get("duration_ms"),
     }
     if right is not None:
-        detail["rows"] = timeline.rows(left, right, step)
+        rows = timeline.rows(left, right, step)
+        if step is None:
+            _mark_failing_check(rows, detail["checks"])
+        detail["rows"] = rows
         detail["ending"] = timeline.ending(left, right)
     return detail
+
+
+SEQ = re.compile(r"\bseq (\d+)")
+
+
+def _mark_failing_check(rows: list[Any], checks: Sequence[Mapping[str, Any]]) -> None:
+    """Without a divergence, the first failed check is marked at the step its message names
+    (`... at seq 4`): the replay's event of that seq."""
+    for check in checks:
+        found = (
+            SEQ.search(str(check.get("message") or ""))
+            if check.get("outcome") == "failed"
+            else None
+        )
+        if found is None:
+            continue
+        seq = int(found.group(1))
+        for row in rows:
+            if isinstance(row.get("b"), Mapping) and row["b"].get("seq") == seq:
+                row["failing_check"] = check.get("name")
+                return
+        return
 
 
 def _trajectory(case: Mapping[str, Any]) -> Trajectory | None:

@@ -74,7 +74,9 @@ def regressed(results: Path, target: Path) -> Path:
     case = next(c for c in doc["cases"] if c["case"] == "refund-success")
     case["verdict"], case["failed_checks"] = "failed", ["tools.args"]
     check = next(c for c in case["checks"] if c["name"] == "tools.args")
-    check.update(outcome="failed", passed=False, message="create_refund amount 199 != 19900")
+    check.update(
+        outcome="failed", passed=False, message="create_refund at seq 4: amount 199, wanted 19900"
+    )
     doc["summary"]["passed"] -= 1
     doc["summary"]["failed"] += 1
     target.write_text(json.dumps(doc), encoding="utf-8")

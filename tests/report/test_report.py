@@ -120,3 +120,16 @@ def test_diff_html_of_two_results_documents_is_each_case_a_against_b(
     head, details = _embedded(target.read_text(encoding="utf-8"))
     assert head["title"].startswith("corpus diff") and head["labels"] == ["A", "B"]
     assert len(details) == 6 and all("rows" in details[c] for c in ("refund-success",))
+
+
+def test_a_failed_check_without_divergence_is_marked_at_the_step_it_names(
+    example_run: tuple[Path, Path], tmp_path: Path, cli: Cli
+) -> None:
+    failing = regressed(example_run[0], tmp_path / "failing.json")
+    target = tmp_path / "failing.html"
+    assert cli("-C", EXAMPLES / "corpus", "report", failing, "-o", target).code == 0
+    _, details = _embedded(target.read_text(encoding="utf-8"))
+    rows = details["refund-success"]["rows"]
+    marked = [r for r in rows if r.get("failing_check")]
+    assert [(r["failing_check"], r["b"]["seq"]) for r in marked] == [("tools.args", 4)]
+    assert {r["change"] for r in rows} == {"same"}  # the recording loaded, aligned beside it

@@ -161,9 +161,10 @@
     table.append(el("thead", {}, el("tr", {}, ...head)));
     const body = el("tbody");
     for (const r of detail.rows) {
-      const cls = [r.change, r.divergence ? "divergent" : ""].join(" ").trim();
+      const cls = [r.change, r.divergence || r.failing_check ? "divergent" : ""].join(" ").trim();
       const number = el("td", { class: "n", text: String(r.n) });
       if (r.divergence) number.append(el("div", { class: "badge div", text: "divergence" }));
+      else if (r.failing_check) number.append(el("div", { class: "badge div", text: "first failing check: " + r.failing_check }));
       else if (r.change !== "same" && r.change !== "run") number.append(el("div", { class: "badge", text: r.change }));
       const row = el("tr", { class: cls, "data-step": String(r.n) }, number);
       if (!two) row.append(el("td", {}, eventView(r.b)));
