@@ -63,6 +63,7 @@ def hostile_results(results: Path, target: Path) -> Path:
     tool = next(e for e in case["trajectory"]["events"] if e["type"] == "tool_call")
     tool["result"] = {"note": HOSTILE}
     case["output"] = HOSTILE
+    case["reason"] = HOSTILE  # the list's `why` column: in the page's JSON, parsed at load
     case["checks"][0]["message"] = HOSTILE
     target.write_text(json.dumps(doc), encoding="utf-8")
     return target

@@ -62,6 +62,7 @@ def test_untrusted_markup_in_a_tool_result_shows_as_text_and_never_runs(
     text = page.locator("#case").inner_text()
     assert text.count(HOSTILE) >= 2  # the tool result and the output, verbatim
     assert page.evaluate("window.__pwned") is None
+    assert HOSTILE in page.locator('#cases tr[data-case="refund-success"]').inner_text()
     assert page.locator("#case img").count() == 0
     page.screenshot(path=tmp_path / "hostile.png")
     assert errors == []
