@@ -11,6 +11,7 @@ from typing import TextIO
 
 from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
 from corpus_tool.model.findings import Finding, sort_findings
+from corpus_tool.model.results import results_of
 from corpus_tool.replay.cases import LoadedCase, load_case
 from corpus_tool.replay.results import document
 from corpus_tool.replay.runner import requested_cases
@@ -51,7 +52,7 @@ def check(
     finish(corpus, results, options, out, "check", book, extra)
     if options.html is not None:
         doc = {**document(corpus, results, "check", book.entries()), **extra}
-        run_report(options.html, doc, corpus)
+        run_report(options.html, results_of(doc), corpus)
     return 1 if findings else exit_code(results)
 
 

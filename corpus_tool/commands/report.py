@@ -10,7 +10,7 @@ from typing import TextIO
 
 from corpus_tool.errors import CorpusError
 from corpus_tool.gate.policy import judge
-from corpus_tool.gate.render import Sides
+from corpus_tool.gate.render import SideNames
 from corpus_tool.io import escapes
 from corpus_tool.report import load
 from corpus_tool.report.write import gate_report, run_report
@@ -35,7 +35,7 @@ def report(
         shown = run_report(options.output, head, _corpus(directory, cwd))
     else:
         base = load.results(options.base)
-        sides = Sides(str(options.base), str(options.results))
+        sides = SideNames(str(options.base), str(options.results))
         shown = gate_report(options.output, base, head, judge(base, head, today), sides)
     out.write(escapes.line(f"wrote {options.output} ({shown} case(s))") + "\n")
     return 0

@@ -11,13 +11,17 @@ import json
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from corpus_tool.io import files
-from corpus_tool.report.view import View
+from corpus_tool.model.json import Json, JsonObject
+from corpus_tool.report.view import PageData
+
+if TYPE_CHECKING:
+    import jinja2
 
 
-def render(view: View) -> str:
+def render(view: PageData) -> str:
     """The page; the same view renders the same bytes (sorted keys, gzip without a clock)."""
     template = _environment().get_template("report.html.j2")
     script = _asset("report.js")
@@ -32,12 +36,12 @@ def render(view: View) -> str:
     return page
 
 
-def write(path: Path, view: View) -> None:
+def write(path: Path, view: PageData) -> None:
     """Write the page atomically."""
     files.atomic_write(path, render(view))
 
 
-def script_json(data: Any) -> str:
+def script_json(data: Json) -> str:
     """JSON safe inside a <script> element: no `<`, `>` or `&` can end it or open a comment
     (a case id or a tool result holding `</script>` stays data)."""
     text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -52,13 +56,13 @@ def _sha256(text: str) -> str:
     return "sha256-" + base64.b64encode(digest).decode("ascii")
 
 
-def _packed(details: dict[str, Any]) -> str:
+def _packed(details: JsonObject) -> str:
     raw = json.dumps(details, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return base64.b64encode(gzip.compress(raw.encode("utf-8"), 9, mtime=0)).decode("ascii")
 
 
 @cache
-def _environment() -> Any:
+def _environment() -> jinja2.Environment:
     import jinja2  # only `report` and `--html` need it
 
     loader = jinja2.FunctionLoader(lambda name: _asset(name))

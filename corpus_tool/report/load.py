@@ -1,13 +1,12 @@
-"""The one place the report reads a results document: a typed model replaces it in one line."""
+"""Where the report gets a results document: the model's one reader, nothing of its own."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from corpus_tool.gate.documents import read_results
+from corpus_tool.model.results import Results, read_results
 
 
-def results(path: Path) -> dict[str, Any]:
-    """A results document (`corpus replay|check --results FILE`), schema-checked."""
+def results(path: Path) -> Results:
+    """A results document (`corpus replay|check --results FILE`), schema-checked and typed."""
     return read_results(path)

@@ -3,45 +3,62 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from corpus_tool.diff import steps
 from corpus_tool.diff.align import align
 from corpus_tool.diff.render_json import field_data
 from corpus_tool.model.events import Event, ModelCallEvent, ToolCallEvent
 from corpus_tool.model.field_diff import field_diff
+from corpus_tool.model.json import Json, JsonObject
 from corpus_tool.model.trace import Trajectory
 
 CALLS = (ModelCallEvent, ToolCallEvent)
 
 
-def rows(left: Trajectory | None, right: Trajectory, divergence_step: int | None) -> list[Any]:
+@dataclass(frozen=True)
+class FailingCheck:
+    """The first failed check of a run that did not diverge, and the seq its message names
+    (`... at seq 4`): the row of the right run's event of that seq is marked with it."""
+
+    name: str
+    seq: int
+
+
+def rows(
+    left: Trajectory | None,
+    right: Trajectory,
+    divergence_step: int | None,
+    failing: FailingCheck | None = None,
+) -> list[JsonObject]:
     """The aligned steps; a row the same on both sides carries the event once (`same`).
 
     With no left run (a passing case: its recording is not loaded) every row is the right's.
-    `divergence_step` (the replay's 1-based model/tool call number) marks that row."""
+    `divergence_step` (the replay's 1-based model/tool call number) marks that row; without
+    one, `failing` marks the first row whose right event has its seq."""
     marked = _call_index(right.events, divergence_step)
     if left is None:
-        return [_row(n, "run", None, e, i == marked) for n, (i, e) in _numbered(right.events)]
-    pairs = align([steps.key(e) for e in left.events], [steps.key(e) for e in right.events])
+        pairs: list[tuple[int | None, int | None]] = [(None, j) for j in range(len(right.events))]
+    else:
+        keys = [steps.key(e) for e in left.events], [steps.key(e) for e in right.events]
+        pairs = list(align(*keys))
     out = []
     for n, (i, j) in enumerate(pairs, 1):
-        a = left.events[i] if i is not None else None
+        a = left.events[i] if left is not None and i is not None else None
         b = right.events[j] if j is not None else None
-        out.append(_pair_row(n, a, b, j is not None and j == marked))
+        mark = j is not None and j == marked
+        out.append(_row(n, "run", None, b, mark) if left is None else _pair_row(n, a, b, mark))
+    if divergence_step is None and failing is not None:
+        _mark_failing(out, pairs, right.events, failing)
     return out
 
 
-def ending(left: Trajectory | None, right: Trajectory) -> dict[str, Any]:
+def ending(left: Trajectory | None, right: Trajectory) -> JsonObject:
     """Each side's terminal (status, output) and whether they differ."""
-    b = right.terminal.to_doc()
-    a = left.terminal.to_doc() if left is not None else None
+    b: JsonObject = right.terminal.to_doc()
+    a: JsonObject | None = left.terminal.to_doc() if left is not None else None
     return {"a": a, "b": b, "changed": a is not None and a != b}
-
-
-def _numbered(events: Sequence[Event]) -> list[tuple[int, tuple[int, Event]]]:
-    return [(n, (i, e)) for n, (i, e) in enumerate(enumerate(events), 1)]
 
 
 def _call_index(events: Sequence[Event], step: int | None) -> int | None:
@@ -54,8 +71,21 @@ def _call_index(events: Sequence[Event], step: int | None) -> int | None:
     return len(events) - 1 if events else None
 
 
-def _row(n: int, change: str, a: Event | None, b: Event | None, mark: bool) -> dict[str, Any]:
-    row: dict[str, Any] = {"n": n, "change": change}
+def _mark_failing(
+    out: list[JsonObject],
+    pairs: Sequence[tuple[int | None, int | None]],
+    events: Sequence[Event],
+    failing: FailingCheck,
+) -> None:
+    """The first row whose right event has the failing check's seq carries its name."""
+    for row, (_, j) in zip(out, pairs, strict=True):
+        if j is not None and events[j].seq == failing.seq:
+            row["failing_check"] = failing.name
+            return
+
+
+def _row(n: int, change: str, a: Event | None, b: Event | None, mark: bool) -> JsonObject:
+    row: JsonObject = {"n": n, "change": change}
     if a is not None:
         row["a"] = a.to_doc()
     if b is not None:
@@ -65,16 +95,13 @@ def _row(n: int, change: str, a: Event | None, b: Event | None, mark: bool) -> d
     return row
 
 
-def _pair_row(n: int, a: Event | None, b: Event | None, mark: bool) -> dict[str, Any]:
+def _pair_row(n: int, a: Event | None, b: Event | None, mark: bool) -> JsonObject:
     if a is None or b is None:
         return _row(n, "dropped" if b is None else "added", a, b, mark)
     found = field_diff(steps.compared(a, ()), steps.compared(b, ()))
     if not found:
         return _row(n, "same", None, b, mark)
     row = _row(n, "changed", a, b, mark)
-    row["diff"] = [_plain(field_data(d)) for d in found]
+    diff: list[Json] = [field_data(d) for d in found]
+    row["diff"] = diff
     return row
-
-
-def _plain(data: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(data)

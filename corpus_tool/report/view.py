@@ -1,106 +1,117 @@
-"""The report's data from results documents: a summary, one light row per case for the list,
-and per case the heavy part (checks, the aligned timeline), loaded lazily by the page."""
+"""The report's data from typed results: a summary, one light row per case for the list, and
+per case the heavy part (checks, the aligned timeline), loaded lazily by the page.
+
+Everything here reads `Results`, `CaseOutcome` and the gate's `Decision`; what goes into the
+page is built as `JsonObject` (the page's script reads the same keys as before the model)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from corpus_tool.diff.inputs import Run, replayed
-from corpus_tool.errors import CorpusError
-from corpus_tool.gate.policy import Decision
-from corpus_tool.gate.render import Sides, json_doc
-from corpus_tool.model.events import ToolCallEvent, event_from_doc
-from corpus_tool.model.trace import Terminal, Trajectory
+from corpus_tool.gate.policy import Decision, Row
+from corpus_tool.gate.render import SideNames
+from corpus_tool.model.checks import CheckResult
+from corpus_tool.model.divergence import Divergence
+from corpus_tool.model.events import ToolCallEvent
+from corpus_tool.model.findings import Finding
+from corpus_tool.model.json import Json, JsonObject
+from corpus_tool.model.results import CaseOutcome, FieldNote, Results, Verdict
+from corpus_tool.model.trace import Trajectory
+from corpus_tool.model.waiver import ACTIVE, Broken, Waiver
 from corpus_tool.report import timeline
 from corpus_tool.version import __version__
 
 Recordings = Callable[[str], "Trajectory | None"]
 """A case's recording (its trace.yaml as a run), or None when it cannot be read."""
-SHOWN_WITHOUT_RECORDING = ("passed", "skipped")
+SHOWN_WITHOUT_RECORDING = (Verdict.PASSED, Verdict.SKIPPED)
 """Verdicts whose recording is not loaded: the replay matched it, its timeline is enough."""
+TOOL = "corpus-tool"
+"""The `tool.name` of every results document (the schema's const)."""
 
 
 @dataclass(frozen=True)
-class View:
+class PageData:
     """What the page shows: `head` (summary, list) parsed at load, `details` on first open."""
 
-    head: dict[str, Any]
-    details: dict[str, Any]
+    head: JsonObject
+    details: JsonObject
 
 
-def run_view(doc: Mapping[str, Any], recordings: Recordings, meta: Sequence[Any] = ()) -> View:
+def run_view(results: Results, recordings: Recordings, meta: Sequence[Json] = ()) -> PageData:
     """A `replay` or `check` run: recording against replay for every case that did not pass."""
-    cases = list(doc["cases"])
-    details = {}
-    for case in cases:
-        wanted = case["verdict"] not in SHOWN_WITHOUT_RECORDING
-        left = recordings(case["case"]) if wanted else None
-        details[case["case"]] = _detail(case, left)
-    head = {
+    details: JsonObject = {}
+    for case in results.cases:
+        wanted = case.verdict not in SHOWN_WITHOUT_RECORDING
+        details[case.case] = _detail(case, recordings(case.case) if wanted else None)
+    head: JsonObject = {
         "kind": "run",
-        "title": f"corpus {doc['command']}: {doc['corpus']}",
+        "title": f"corpus {results.command}: {results.corpus}",
         "labels": ["recording", "replay"],
-        "summary": dict(doc["summary"]),
-        "meta": [*_meta(doc), *meta],
-        "cases": [_entry(c) for c in cases],
-        "waivers": list(doc.get("waivers") or []),
-        "findings": list(doc.get("findings") or []),
+        "summary": dict(results.summary),
+        "meta": [*_meta(results), *meta],
+        "cases": [_entry(c) for c in results.cases],
+        "waivers": _waivers(results),
+        "findings": _findings(results),
     }
-    return View(head, details)
+    return PageData(head, details)
 
 
 def gate_view(
-    base: Mapping[str, Any],
-    head_doc: Mapping[str, Any],
+    base: Results,
+    head_results: Results,
     decision: Decision,
-    sides: Sides,
-    meta: Sequence[Any] = (),
+    sides: SideNames,
+    meta: Sequence[Json] = (),
     title: str = "corpus gate",
     labels: tuple[str, str] = ("base", "head"),
-) -> View:
+) -> PageData:
     """The merge gate: base against head per case, the gate's kinds and what blocks."""
-    judged = json_doc(decision, sides)
-    rows = {r["case"]: r for r in judged["cases"]}
-    base_cases = {c["case"]: c for c in base["cases"]}
-    details, entries = {}, []
-    for case in head_doc["cases"]:
-        row = rows.get(case["case"], {})
-        before = base_cases.get(case["case"])
+    rows = {r.case: r for r in decision.rows}
+    base_cases = base.by_case()
+    details: JsonObject = {}
+    entries: list[Json] = []
+    for case in head_results.cases:
+        row = rows.get(case.case)
+        before = base_cases.get(case.case)
         left = _trajectory(before) if before is not None else None
-        details[case["case"]] = {**_detail(case, left), "base_verdict": row.get("base")}
-        entries.append({**_entry(case), "gate": row.get("kind"), "blocks": row.get("blocks")})
-    counts = _kinds(judged["cases"])
-    head = {
+        details[case.case] = {**_detail(case, left), "base_verdict": _base(row)}
+        entries.append({**_entry(case), "gate": _kind(row), "blocks": _blocks(row)})
+    verdict = "blocked" if decision.blocked else "passed"
+    head: JsonObject = {
         "kind": "gate",
-        "title": f"{title}: {head_doc['corpus']}",
+        "title": f"{title}: {head_results.corpus}",
         "labels": list(labels),
-        "verdict": judged["verdict"],
-        "summary": {**dict(head_doc["summary"]), **counts},
+        "verdict": verdict,
+        "summary": {**dict(head_results.summary), **_kinds(decision.rows)},
         "meta": [
-            ["verdict", judged["verdict"]],
+            ["verdict", verdict],
             [labels[0], sides.base],
             [labels[1], sides.head],
-            *_meta(head_doc),
+            *_meta(head_results),
             *meta,
         ],
         "cases": entries,
-        "waivers": list(head_doc.get("waivers") or []),
-        "findings": list(head_doc.get("findings") or []),
-        "removed": judged["removed"],
+        "waivers": _waivers(head_results),
+        "findings": _findings(head_results),
+        "removed": list(decision.removed),
     }
-    return View(head, details)
+    return PageData(head, details)
 
 
-def pair_view(a: Run, b: Run, labels: tuple[str, str], verdict: str) -> View:
+def pair_view(a: Run, b: Run, labels: tuple[str, str], verdict: str) -> PageData:
     """`corpus diff` of two traces: one case, A against B."""
     case = b.case or a.case or "run"
-    rows = timeline.rows(a.trajectory, b.trajectory, None)
-    detail = {"rows": rows, "ending": timeline.ending(a.trajectory, b.trajectory), "checks": []}
-    entry = {"id": case, "verdict": verdict, "tier": "", "mode": "", "why": ""}
-    head = {
+    rows: list[Json] = [*timeline.rows(a.trajectory, b.trajectory, None)]
+    detail: JsonObject = {
+        "rows": rows,
+        "ending": timeline.ending(a.trajectory, b.trajectory),
+        "checks": [],
+    }
+    entry: JsonObject = {"id": case, "verdict": verdict, "tier": "", "mode": "", "why": ""}
+    head: JsonObject = {
         "kind": "diff",
         "title": f"corpus diff: {labels[0]} against {labels[1]}",
         "labels": list(labels),
@@ -110,40 +121,38 @@ def pair_view(a: Run, b: Run, labels: tuple[str, str], verdict: str) -> View:
         "waivers": [],
         "findings": [],
     }
-    return View(head, {case: detail})
+    return PageData(head, {case: detail})
 
 
-def _entry(case: Mapping[str, Any]) -> dict[str, Any]:
+def _entry(case: CaseOutcome) -> JsonObject:
     """The list's row of a case: light, parsed when the page opens."""
     return {
-        "id": case["case"],
-        "verdict": case["verdict"],
-        "tier": case.get("tier") or "",
-        "mode": case.get("mode") or "",
+        "id": case.case,
+        "verdict": case.verdict.value,
+        "tier": case.tier,
+        "mode": case.mode.value if case.mode is not None else "",
         "why": _why(case),
-        "waived_by": list(case.get("waived_by") or []),
+        "waived_by": list(case.waived_by),
     }
 
 
-def _detail(case: Mapping[str, Any], left: Trajectory | None) -> dict[str, Any]:
+def _detail(case: CaseOutcome, left: Trajectory | None) -> JsonObject:
     """The heavy part of a case: checks, divergence, the aligned timeline, what it printed."""
     right = _trajectory(case)
-    divergence = case.get("divergence")
-    step = divergence.get("step") if isinstance(divergence, Mapping) else None
-    detail: dict[str, Any] = {
-        "checks": list(case.get("checks") or []),
-        "divergence": divergence,
-        "not_reached": list(case.get("not_reached") or []),
-        "error": case.get("error"),
-        "reason": case.get("reason"),
-        "output": case.get("output") or "",
-        "notes": list(case.get("notes") or []),
-        "duration_ms": case.get("duration_ms"),
+    divergence = case.divergence
+    detail: JsonObject = {
+        "checks": [c.to_dict() for c in case.checks],
+        "divergence": divergence.as_dict() if divergence is not None else None,
+        "not_reached": list(case.not_reached),
+        "error": case.error,
+        "reason": case.reason,
+        "output": case.output,
+        "notes": [_note(n) for n in case.notes],
+        "duration_ms": case.duration_ms,
     }
     if right is not None:
-        rows = timeline.rows(left, right, step)
-        if step is None:
-            _mark_failing_check(rows, detail["checks"])
+        step = divergence.step if divergence is not None else None
+        rows: list[Json] = [*timeline.rows(left, right, step, _failing_check(case.checks))]
         detail["rows"] = rows
         detail["ending"] = timeline.ending(left, right)
     return detail
@@ -152,45 +161,28 @@ def _detail(case: Mapping[str, Any], left: Trajectory | None) -> dict[str, Any]:
 SEQ = re.compile(r"\bseq (\d+)")
 
 
-def _mark_failing_check(rows: list[Any], checks: Sequence[Mapping[str, Any]]) -> None:
-    """Without a divergence, the first failed check is marked at the step its message names
-    (`... at seq 4`): the replay's event of that seq."""
+def _failing_check(checks: Sequence[CheckResult]) -> timeline.FailingCheck | None:
+    """The first failed check whose message names a step (`... at seq 4`): without a
+    divergence, the report marks it at the replay's event of that seq."""
     for check in checks:
-        found = (
-            SEQ.search(str(check.get("message") or ""))
-            if check.get("outcome") == "failed"
-            else None
-        )
-        if found is None:
-            continue
-        seq = int(found.group(1))
-        for row in rows:
-            if isinstance(row.get("b"), Mapping) and row["b"].get("seq") == seq:
-                row["failing_check"] = check.get("name")
-                return
-        return
+        found = SEQ.search(check.message) if check.failed else None
+        if found is not None:
+            return timeline.FailingCheck(check.name, int(found.group(1)))
+    return None
 
 
-def _trajectory(case: Mapping[str, Any]) -> Trajectory | None:
+def _trajectory(case: CaseOutcome) -> Trajectory | None:
     """A case's replayed run, with the call it stopped at; None when it did not run."""
-    stored = case.get("trajectory")
-    if not isinstance(stored, Mapping):
-        return None
-    try:
-        events = tuple(event_from_doc(e) for e in stored["events"])
-        terminal = Terminal.from_doc(stored["terminal"])
-    except (CorpusError, KeyError, TypeError, ValueError, AttributeError):
-        return None  # the list still shows the case; its timeline says it did not run
-    run = Trajectory(events, terminal)
-    if _stopped_at_last(run, case.get("divergence")):
+    run = case.trajectory
+    if run is None or _stopped_at_last(run, case.divergence):
         return run
-    return replayed(run, case.get("divergence"), case["case"]).trajectory
+    return replayed(run, case.divergence, case.case).trajectory
 
 
-def _stopped_at_last(run: Trajectory, divergence: Any) -> bool:
+def _stopped_at_last(run: Trajectory, divergence: Divergence | None) -> bool:
     """The trajectory already ends with the call the replay stopped at (a ToolArguments
     divergence records it): adding it again would show one call twice."""
-    actual = divergence.get("actual") if isinstance(divergence, Mapping) else None
+    actual = divergence.actual if divergence is not None else None
     last = run.events[-1] if run.events else None
     if not isinstance(actual, Mapping) or not isinstance(last, ToolCallEvent):
         return False
@@ -201,35 +193,80 @@ def _stopped_at_last(run: Trajectory, divergence: Any) -> bool:
     )
 
 
-def _why(case: Mapping[str, Any]) -> str:
-    if case.get("error"):
-        return f"error: {case['error']}"
-    divergence = case.get("divergence")
+def _why(case: CaseOutcome) -> str:
+    if case.error:
+        return f"error: {case.error}"
     parts = []
-    if isinstance(divergence, Mapping):
-        parts.append(f"{divergence.get('kind')} at step {divergence.get('step')}")
-    failed = [c for c in case.get("failed_checks") or [] if not str(c).startswith("replay.")]
+    if case.divergence is not None:
+        parts.append(f"{case.divergence.kind} at step {case.divergence.step}")
+    failed = [c for c in case.failed_checks if not c.startswith("replay.")]
     if failed:
         parts.append("failed: " + ", ".join(failed))
-    return ", ".join(parts) or str(case.get("reason") or "")
+    return ", ".join(parts) or (case.reason or "")
 
 
-def _kinds(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    counts = {"blocked": sum(1 for r in rows if r["blocks"])}
+def _note(note: FieldNote) -> JsonObject:
+    return {
+        "path": note.path,
+        "carried_by": note.carried_by,
+        "steps": list(note.steps),
+        "message": note.message,
+    }
+
+
+def _waivers(results: Results) -> list[Json]:
+    """The run's waivers as the document records them: each with its state then."""
+    return [_waiver(w, results.waiver_states.get(w.id, ACTIVE)) for w in results.waivers]
+
+
+def _waiver(waiver: Waiver | Broken, state: str) -> JsonObject:
+    if isinstance(waiver, Broken):
+        return waiver.as_dict()
+    return {**waiver.as_dict(), "state": state}
+
+
+def _findings(results: Results) -> list[Json]:
+    return [_finding(f) for f in results.findings]
+
+
+def _finding(finding: Finding) -> JsonObject:
+    return {
+        "path": finding.path,
+        "line": finding.line,
+        "json_path": finding.json_path,
+        "rule": finding.rule,
+        "message": finding.message,
+    }
+
+
+def _base(row: Row | None) -> Json:
+    return row.base.value if row is not None and row.base is not None else None
+
+
+def _kind(row: Row | None) -> Json:
+    return row.kind.value if row is not None else None
+
+
+def _blocks(row: Row | None) -> Json:
+    return row.blocks if row is not None else None
+
+
+def _kinds(rows: Sequence[Row]) -> JsonObject:
+    counts: dict[str, int] = {"blocked": sum(1 for r in rows if r.blocks)}
     for row in rows:
-        counts[row["kind"]] = counts.get(row["kind"], 0) + 1
-    return counts
+        counts[row.kind.value] = counts.get(row.kind.value, 0) + 1
+    return {**counts}
 
 
-def _meta(doc: Mapping[str, Any]) -> list[list[Any]]:
-    total_ms = sum(float(c.get("duration_ms") or 0) for c in doc["cases"])
+def _meta(results: Results) -> list[Json]:
+    total_ms = sum(c.duration_ms for c in results.cases)
     return [
-        ["corpus", doc["corpus"]],
-        ["command", doc["command"]],
-        ["written by", f"{doc['tool']['name']} {doc['tool']['version']}"],
+        ["corpus", results.corpus],
+        ["command", results.command],
+        ["written by", f"{TOOL} {results.tool_version}"],
         ["replay time", f"{total_ms / 1000:.2f} s (sum over cases)"],
     ]
 
 
-def _tool() -> list[list[Any]]:
+def _tool() -> list[Json]:
     return [["report by", f"corpus-tool {__version__}"]]

@@ -3,15 +3,15 @@ and by `corpus report`: the corpus supplies recordings and the versions it recor
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from corpus_tool.diff.inputs import Run
 from corpus_tool.errors import CorpusError
 from corpus_tool.gate.policy import Decision, judge
-from corpus_tool.gate.render import Sides
+from corpus_tool.gate.render import SideNames
+from corpus_tool.model.json import Json
+from corpus_tool.model.results import Results
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay.cases import load_case
 from corpus_tool.report import html, load
@@ -19,22 +19,18 @@ from corpus_tool.report.view import Recordings, gate_view, pair_view, run_view
 from corpus_tool.store.corpus import Corpus
 
 
-def run_report(path: Path, doc: Mapping[str, Any], corpus: Corpus | None) -> int:
+def run_report(path: Path, results: Results, corpus: Corpus | None) -> int:
     """The report of a replay or check run; the number of cases it shows."""
-    html.write(path, run_view(doc, recordings(corpus), versions(corpus)))
-    return len(doc["cases"])
+    html.write(path, run_view(results, recordings(corpus), versions(corpus)))
+    return len(results.cases)
 
 
 def gate_report(
-    path: Path,
-    base: Mapping[str, Any],
-    head: Mapping[str, Any],
-    decision: Decision,
-    sides: Sides,
+    path: Path, base: Results, head: Results, decision: Decision, sides: SideNames
 ) -> int:
     """The report of the gate: base against head; the number of cases it shows."""
     html.write(path, gate_view(base, head, decision, sides))
-    return len(head["cases"])
+    return len(head.cases)
 
 
 def diff_report(path: Path, labels: tuple[str, str], a: Run, b: Run, verdict: str) -> int:
@@ -47,10 +43,10 @@ def suites_report(path: Path, a: Path, b: Path, today: date) -> int:
     """`corpus diff --html` of two results documents: each case A against B, as the gate
     lays them side by side (and judges them)."""
     base, head = load.results(a), load.results(b)
-    sides = Sides(str(a), str(b))
+    sides = SideNames(str(a), str(b))
     decision = judge(base, head, today)
     html.write(path, gate_view(base, head, decision, sides, (), "corpus diff", ("A", "B")))
-    return len(head["cases"])
+    return len(head.cases)
 
 
 def recordings(corpus: Corpus | None) -> Recordings:
@@ -68,15 +64,14 @@ def recordings(corpus: Corpus | None) -> Recordings:
     return recording
 
 
-def versions(corpus: Corpus | None) -> list[list[Any]]:
+def versions(corpus: Corpus | None) -> list[Json]:
     """The agent and model versions corpus.yaml records, for the summary."""
     if corpus is None:
         return []
-    out: list[list[Any]] = []
-    prompt = corpus.setting("agent", "prompt_version")
-    models = corpus.setting("agent", "models")
-    if prompt:
-        out.append(["prompt version", str(prompt)])
-    if isinstance(models, list) and models:
-        out.append(["models", ", ".join(str(m) for m in models)])
+    agent = corpus.config.agent
+    out: list[Json] = []
+    if agent.prompt_version:
+        out.append(["prompt version", agent.prompt_version])
+    if agent.models:
+        out.append(["models", ", ".join(agent.models)])
     return out

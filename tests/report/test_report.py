@@ -133,3 +133,20 @@ def test_a_failed_check_without_divergence_is_marked_at_the_step_it_names(
     marked = [r for r in rows if r.get("failing_check")]
     assert [(r["failing_check"], r["b"]["seq"]) for r in marked] == [("tools.args", 4)]
     assert {r["change"] for r in rows} == {"same"}  # the recording loaded, aligned beside it
+
+
+def test_report_shows_each_waiver_in_the_state_the_run_recorded(
+    example_run: tuple[Path, Path], tmp_path: Path, cli: Cli
+) -> None:
+    doc = json.loads(example_run[0].read_text(encoding="utf-8"))
+    doc["waivers"][0].update(state="expired", expires="2020-01-01")
+    doc["waivers"].append({"id": "W-9999", "state": "invalid", "problem": "no owner"})
+    results, target = tmp_path / "results.json", tmp_path / "waivers.html"
+    results.write_text(json.dumps(doc), encoding="utf-8")
+    assert cli("report", results, "-o", target).code == 0
+    head, _ = _embedded(target.read_text(encoding="utf-8"))
+    shown = {w["id"]: (w["state"], w.get("owner"), w.get("problem")) for w in head["waivers"]}
+    assert shown == {
+        "W-0001": ("expired", "payments-team", None),
+        "W-9999": ("invalid", None, "no owner"),
+    }
