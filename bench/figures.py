@@ -517,6 +517,63 @@ def memory(bench: Bench) -> list[Row]:
     return rows
 
 
+def report(bench: Bench) -> list[Row]:
+    """The HTML report of a check of the check corpus: its size, and in headless Chromium its
+    first paint, the case list shown and a case opened; a run's report, the gate's (the run
+    against itself: every case aligned base against head), and one of the generated corpus's
+    distinct traces (the check corpus repeats five cases, which gzip flatters)."""
+    n = bench.check_cases
+    corpus = bench.check_corpus(n)
+    _, env = _cache(bench, "report")
+    results = bench.work / "report-results.json"
+    run(corpus_cli("-C", str(corpus), "check", "--results", str(results)), corpus.parent, env)
+    from bench.report_bench import results_of_recordings
+
+    distinct = results_of_recordings(bench.corpus(n), bench.work / "report-distinct.json")
+    rows = []
+    for kind, doc, extra in (
+        ("run", results, []),
+        ("gate", results, ["--base", str(results)]),
+        ("distinct-traces", distinct, []),
+    ):
+        html = bench.work / f"report-{kind}.html"
+        argv = corpus_cli("-C", str(corpus), "report", str(doc), *extra, "-o", str(html))
+        writes = [run(argv, corpus.parent, env) for _ in range(bench.repeat)]
+        size = html.stat().st_size / 1e6
+        rows.append(Row("report", f"{kind} report, {n:,} cases: HTML size", size, "MB",
+                        target="< 2 MB", met=size < 2))  # fmt: skip
+        rows.append(Row("report", f"corpus report ({kind}), {n:,} cases", median(writes), "s",
+                        detail=_detail(writes)))  # fmt: skip
+        rows.extend(_browser(html, kind, n, bench.repeat, _first_case(doc)))
+    return rows
+
+
+def _first_case(results: Path) -> str:
+    import json
+
+    return str(json.loads(results.read_text(encoding="utf-8"))["cases"][0]["case"])
+
+
+def _browser(html: Path, kind: str, n: int, repeat: int, case: str) -> list[Row]:
+    from bench import report_bench
+
+    why = report_bench.available()
+    if why is not None:  # said, not faked: the row stays with no value
+        return [Row("report", f"{kind} report, {n:,} cases: first paint", None, "s",
+                    target="< 2 s", detail={"skipped": why})]  # fmt: skip
+    runs = report_bench.paints(html, repeat, case)
+    first = _median([r["first_paint_s"] for r in runs])
+    listed = _median([r["list_s"] for r in runs])
+    opened = _median([r["open_case_s"] for r in runs])
+    return [
+        Row("report", f"{kind} report, {n:,} cases: first paint (headless Chromium)", first,
+            "s", target="< 2 s", met=first < 2, detail={"runs": runs}),
+        Row("report", f"{kind} report, {n:,} cases: case list shown", listed, "s"),
+        Row("report", f"{kind} report, {n:,} cases: a case opened (details inflated)", opened,
+            "s"),
+    ]  # fmt: skip
+
+
 def _median(values: list[float]) -> float:
     return sorted(values)[len(values) // 2]
 
@@ -537,4 +594,5 @@ FIGURES: dict[str, Callable[[Bench], list[Row]]] = {
     "add": add,
     "add-large": add_large,
     "memory": memory,
+    "report": report,
 }

@@ -40,6 +40,7 @@ class ReplayOptions:
     results: Path | None = None
     diff: bool = False
     verbose: bool = False
+    html: Path | None = None
 
 
 QUIET = frozenset({Verdict.PASSED, Verdict.SKIPPED})
@@ -129,7 +130,7 @@ def _kept(options: ReplayOptions, result: CaseResult) -> CaseResult:
     """What the end of the run needs of a result: all of it when a document shows every case
     (results, json); else a failure's or waiver's details (and its trajectory for --diff), and
     of a case that passed or was skipped its verdict and notes."""
-    if options.results is not None or options.output == "json":
+    if options.results is not None or options.output == "json" or options.html is not None:
         return result
     if result.verdict not in QUIET or result.waivers or options.verbose:
         keep_run = options.diff and result.verdict in DIFFED

@@ -30,6 +30,7 @@ ORDER = (
     "replay",
     "check",
     "gate",
+    "report",
     "waivers",
     "status",
     "migrate",

@@ -14,6 +14,7 @@ from corpus_tool.cli.options import (
     args_run,
     cache_option,
     corpus_of,
+    html_option,
     output_option,
     replay_budget,
     replay_options,
@@ -200,7 +201,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     from corpus_tool.commands.diff import DiffOptions, diff
 
     ignore = tuple(name for given in args.ignore for name in given.split(",") if name)
-    options = DiffOptions(args.a, args.b, args.output, ignore, args.judge)
+    options = DiffOptions(args.a, args.b, args.output, ignore, args.judge, args.html)
     return diff(options, sys.stdout, lambda: corpus_of(args))
 
 
@@ -231,6 +232,7 @@ def _args_diff(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="also ask the judge registered under this name in corpus.yaml `judges`",
     )
+    html_option(parser)
 
 
 AGENT_HELP = (

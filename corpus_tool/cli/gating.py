@@ -12,6 +12,7 @@ from corpus_tool.cli.options import (
     EPILOG,
     Command,
     corpus_of,
+    html_option,
     output_option,
     replay_engine_options,
 )
@@ -34,7 +35,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     revisions = Revisions(args.base, args.head, args.all, args.head_results) if args.base else None
     run = RunOptions((), args.mode, args.tier, 1, args.workers, args.timeout)
     options = GateOptions(
-        tuple(args.documents), revisions, run, args.output, args.junit, args.markdown
+        tuple(args.documents), revisions, run, args.output, args.junit, args.markdown, args.html
     )
     return gate(
         args.directory, Path.cwd(), options, date.today(), sys.stdout, sys.stderr, os.environ
@@ -80,7 +81,39 @@ def _args_gate(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="also write the pull-request comment here (and to $GITHUB_STEP_SUMMARY when set)",
     )
+    html_option(parser)
     output_option(parser)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.report import ReportOptions, report
+
+    options = ReportOptions(args.results, args.html_out, args.base)
+    return report(args.directory, Path.cwd(), options, date.today(), sys.stdout)
+
+
+def _args_report(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "results",
+        type=Path,
+        metavar="RESULTS.json",
+        help="a results document (corpus replay|check --results FILE); with --base, the head's",
+    )
+    parser.add_argument(
+        "--base",
+        type=Path,
+        metavar="BASE.json",
+        help="the base run's results document: the report is the gate's, base against head",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        dest="html_out",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="the HTML file to write (self-contained: scripts, styles and data inline)",
+    )
 
 
 def _cmd_waivers(args: argparse.Namespace) -> int:
@@ -177,6 +210,12 @@ COMMANDS: dict[str, Command] = {
         "the merge gate: base against head per case; a regression blocks unless waived",
         _args_gate,
         _cmd_gate,
+    ),
+    "report": (
+        "a run or a gate as one self-contained HTML file: summary, filterable cases, "
+        "per-case timelines",
+        _args_report,
+        _cmd_report,
     ),
     "waivers": (
         "waiver housekeeping: list, new, expired, unused",

@@ -65,7 +65,13 @@ def replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         args.timeout,
     )
     return ReplayOptions(
-        run, args.output, args.junit, args.results, diff=args.diff, verbose=args.verbose
+        run,
+        args.output,
+        args.junit,
+        args.results,
+        diff=args.diff,
+        verbose=args.verbose,
+        html=args.html,
     )
 
 
@@ -76,6 +82,7 @@ def args_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--results", type=Path, metavar="FILE", help="also write the results JSON (gate input)"
     )
+    html_option(parser)
     parser.add_argument(
         "--diff",
         action="store_true",
@@ -96,6 +103,16 @@ def args_run(parser: argparse.ArgumentParser) -> None:
         "messages of checks not reached",
     )
     output_option(parser)
+
+
+def html_option(parser: argparse.ArgumentParser) -> None:
+    """--html FILE: also write the self-contained HTML report (replay, check, gate, diff)."""
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write a self-contained HTML report here (opens from disk; see corpus report)",
+    )
 
 
 def replay_engine_options(parser: argparse.ArgumentParser) -> None:

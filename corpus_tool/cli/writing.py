@@ -21,7 +21,7 @@ def _cmd_init(args: argparse.Namespace) -> int:
     base = args.directory if args.directory is not None else Path.cwd()
     target = base / args.path if args.path else base
     hook = _pre_commit_command() if args.install_hook else ()
-    return init(target, sys.stdout, args.install_hook, hook)
+    return init(target, sys.stdout, args.install_hook, hook, args.editor)
 
 
 def _pre_commit_command() -> tuple[str, ...]:
@@ -46,6 +46,13 @@ def _args_init(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also run `pre-commit install` at the git repository root, so every commit runs "
         "`corpus validate` (needs pre-commit: pip install pre-commit)",
+    )
+    parser.add_argument(
+        "--editor",
+        action="store_true",
+        help="also associate the corpus files with their schemas for yaml-language-server "
+        "(VS Code's YAML extension): yaml.schemas in .vscode/settings.json at the repository "
+        "root, pointing at the schema files installed with corpus-tool",
     )
 
 

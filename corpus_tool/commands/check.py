@@ -11,8 +11,11 @@ from typing import TextIO
 
 from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
 from corpus_tool.model.findings import Finding, sort_findings
+from corpus_tool.model.results import results_of
 from corpus_tool.replay.cases import LoadedCase, load_case
+from corpus_tool.replay.results import document
 from corpus_tool.replay.runner import requested_cases
+from corpus_tool.report.write import run_report
 from corpus_tool.store import recovery
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.validate.run import Caches, ValidationRun, pending_forget, relative_to
@@ -47,6 +50,9 @@ def check(
     caches.save()
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
     finish(corpus, results, options, out, "check", book, extra)
+    if options.html is not None:
+        doc = {**document(corpus, results, "check", book.entries()), **extra}
+        run_report(options.html, results_of(doc), corpus)
     return 1 if findings else exit_code(results)
 
 

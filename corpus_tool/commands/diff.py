@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TextIO
 
@@ -17,6 +18,7 @@ from corpus_tool.diff.suites import Ask, compare_suites
 from corpus_tool.diff.verdict import with_judge
 from corpus_tool.errors import CorpusError, InputError
 from corpus_tool.io import escapes, files
+from corpus_tool.report.write import diff_report, suites_report
 from corpus_tool.store.corpus import Corpus
 
 
@@ -29,6 +31,7 @@ class DiffOptions:
     output: str = "text"
     ignore: tuple[str, ...] = ()
     judge: str | None = None
+    html: Path | None = None
 
 
 def diff(options: DiffOptions, out: TextIO, open_corpus: Callable[[], Corpus]) -> int:
@@ -41,6 +44,9 @@ def diff(options: DiffOptions, out: TextIO, open_corpus: Callable[[], Corpus]) -
         found = compare(run_a.trajectory, run_b.trajectory, options.ignore)
         said = ask(run_a, run_b, found) if ask is not None and not found.identical else None
     verdict = with_judge(found, said)
+    if options.html is not None:
+        labels = (str(options.a), str(options.b))
+        diff_report(options.html, labels, run_a, run_b, verdict.verdict)
     if options.output == "json":
         out.write(files.json_text(pair_data(found, verdict)))
     elif options.output == "markdown":
@@ -66,6 +72,8 @@ def _where(given: Path, open_corpus: Callable[[], Corpus]) -> Path:
 
 def _suites(a: Suite, b: Suite, options: DiffOptions, ask: Ask | None, out: TextIO) -> int:
     result = compare_suites(a, b, options.ignore, ask)
+    if options.html is not None and result.cases:
+        suites_report(options.html, options.a, options.b, date.today())
     if not result.cases:
         raise InputError(
             "no case of either results document carries a replayed run; write both with "

@@ -17,6 +17,7 @@ from corpus_tool.model.results import read_results
 from corpus_tool.replay import results
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.runner import RunOptions
+from corpus_tool.report.write import gate_report
 from corpus_tool.store.corpus import locate
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -32,6 +33,7 @@ class GateOptions:
     output: str = "text"
     junit: Path | None = None
     markdown: Path | None = None
+    html: Path | None = None
 
 
 def gate(
@@ -49,6 +51,8 @@ def gate(
         base, head = read_results(base_path), read_results(head_path)
         sides = render.SideNames(str(base_path), str(head_path))
         decision = judge(base, head, today)
+        if options.html is not None:
+            gate_report(options.html, base, head, decision, sides)
     else:
         root = locate(directory, cwd)
         compared = compare_revisions(
@@ -56,6 +60,8 @@ def gate(
         )
         sides = render.SideNames(compared.base_label, compared.head_label)
         decision = judge(compared.base, compared.head, today, compared.removed)
+        if options.html is not None:
+            gate_report(options.html, compared.base, compared.head, decision, sides)
     _write(decision, sides, options, environ)
     if options.output == "json":
         out.write(files.json_text(render.json_doc(decision, sides)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Sequence
 from importlib import resources
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from corpus_tool.errors import UsageError
-from corpus_tool.io import files
+from corpus_tool.io import editor, files
 from corpus_tool.store.corpus import CASES, CONFIG_NAME, WAIVERS
 
 PRE_COMMIT = ".pre-commit-config.yaml"
@@ -26,7 +27,11 @@ def _template(name: str) -> str:
 
 
 def init(
-    directory: Path, out: TextIO, install_hook: bool = False, pre_commit: Sequence[str] = ()
+    directory: Path,
+    out: TextIO,
+    install_hook: bool = False,
+    pre_commit: Sequence[str] = (),
+    editor: bool = False,
 ) -> int:
     """Create what is missing; report what was already there; say (or do) what comes next.
 
@@ -48,6 +53,13 @@ def init(
         _create(directory / sub / ".gitkeep", "", out)
     root = _repo_root(directory)
     _hook(root, out)
+    if editor:
+        _editor(root, directory, out)
+    else:
+        out.write(
+            "editor: `corpus init --editor` associates the corpus files with their schemas "
+            "(hover text, typos underlined) in .vscode/settings.json\n"
+        )
     if install_hook:
         _install(root, pre_commit, out)
     else:
@@ -84,6 +96,23 @@ def _hook(root: Path, out: TextIO) -> None:
         out.write(f"kept     {config} (has {HOOK_ID})\n")
     else:
         out.write(f"{config} exists; add this under its `repos:` list:\n\n{snippet}\n")
+
+
+def _editor(root: Path, directory: Path, out: TextIO) -> None:
+    """yaml-language-server's `yaml.schemas` in the workspace's .vscode/settings.json."""
+    settings = root / ".vscode" / "settings.json"
+    wanted = editor.associations(root, directory)
+    existing = settings.read_text(encoding="utf-8") if settings.is_file() else None
+    text = editor.merged(existing, wanted)
+    if text is None:
+        snippet = json.dumps({editor.KEY: wanted}, indent=2)
+        out.write(f"{settings} is not plain JSON; add this to it:\n\n{snippet}\n")
+    elif text == existing:
+        out.write(f"kept     {settings} (has the schema associations)\n")
+    else:
+        files.atomic_write(settings, text)
+        label = "updated " if existing else "created "
+        out.write(f"{label} {settings} (yaml.schemas)\n")
 
 
 def _can_install(directory: Path, pre_commit: Sequence[str]) -> None:

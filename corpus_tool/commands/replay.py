@@ -6,7 +6,10 @@ from datetime import date
 from typing import TextIO
 
 from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
+from corpus_tool.model.results import results_of
+from corpus_tool.replay.results import document
 from corpus_tool.replay.runner import requested_cases
+from corpus_tool.report.write import run_report
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.waivers.book import read_book
 
@@ -16,4 +19,7 @@ def replay(corpus: Corpus, options: ReplayOptions, out: TextIO, today: date) -> 
     book = read_book(corpus, today)
     results = execute(corpus, requested_cases(corpus, options.run), options, out, book)
     finish(corpus, results, options, out, "replay", book)
+    if options.html is not None:
+        doc = document(corpus, results, "replay", book.entries())
+        run_report(options.html, results_of(doc), corpus)
     return exit_code(results)

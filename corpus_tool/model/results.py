@@ -14,7 +14,7 @@ never load the replay engine or the graders.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -104,6 +104,9 @@ class Results:
     cases: tuple[CaseOutcome, ...]
     waivers: tuple[Waiver | Broken, ...] = ()
     findings: tuple[Finding, ...] = ()  # `check` only
+    waiver_states: Mapping[str, str] = field(default_factory=dict)
+    """Each waiver's state when the run was made, by id: `active`, `expired` or `invalid`
+    (the gate judges expiry again for its own day; the HTML report shows the run's)."""
 
     def by_case(self) -> dict[str, CaseOutcome]:
         """The cases by id (each is listed once in a document `read_results` accepted)."""
@@ -151,6 +154,7 @@ def _results(doc: Mapping[str, Any], path: Path) -> Results:
         cases=tuple(_case(entry, path) for entry in doc["cases"]),
         waivers=tuple(_waiver(entry, path) for entry in doc.get("waivers") or ()),
         findings=tuple(Finding(**f) for f in doc.get("findings") or ()),
+        waiver_states={str(w["id"]): str(w["state"]) for w in doc.get("waivers") or ()},
     )
 
 
