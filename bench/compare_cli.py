@@ -47,7 +47,7 @@ GIT_ENV = {
 COPIED = ("corpus", "incidents", "refund_agent")  # what of each tree's examples/ the scratch holds
 COMMANDS = [
     *("init", "add", "validate", "mv", "affected", "replay", "check", "gate", "waivers"),
-    *("status", "migrate", "explain", "minimize", "diff", "keygen", "forget"),
+    *("status", "migrate", "explain", "minimize", "diff", "keygen", "forget", "report"),
 ]
 WAIVERS = ("list", "new", "expired", "unused")
 GIT = "git"  # a step that runs git in the scratch repository, its output not compared
@@ -55,6 +55,7 @@ GIT = "git"  # a step that runs git in the scratch repository, its output not co
 # In order, each a command line run in the scratch repository, which holds the example corpus at
 # examples/corpus and gets a corpus of its own at fresh/ (`init`, filled by `add` under KEY).
 # "{o}" is a directory of the step's own outside the repository, whose files are outputs too;
+# "{x}" one whose files are not compared (an HTML report embeds the run's timings compressed);
 # "{results}" and "{lenient}" the results JSON the steps "files" and "check-files" wrote. Read-only
 # commands first, then the ones that write.
 STEPS: list[tuple[str, str]] = [
@@ -114,6 +115,9 @@ STEPS: list[tuple[str, str]] = [
     ("diff-results-json", "-C examples/corpus diff {results} {lenient} --format json"),
     ("diff-missing-file", "-C examples/corpus diff no/such/trace.yaml refund-success"),
     ("diff-unknown-case", "-C examples/corpus diff no-such-case refund-success"),
+    ("report", "-C examples/corpus report {results} -o {x}/report.html"),
+    ("report-gate", "-C examples/corpus report {lenient} --base {results} -o {x}/report.html"),
+    ("report-missing-file", "-C examples/corpus report no/such/results.json -o {x}/report.html"),
     ("affected", "-C examples/corpus affected --base HEAD~1"),
     ("affected-explain", "-C examples/corpus affected --base HEAD~1 --explain"),
     ("affected-json", "-C examples/corpus affected --base HEAD~1 --format json"),
@@ -247,7 +251,10 @@ def _run_step(name: str, line: str, work: Path, env: dict[str, str]) -> dict[str
     out = work.parent / "out" / name
     out.mkdir(parents=True)
     results, lenient = out.parent / "files/results.json", out.parent / "check-files/lenient.json"
-    args = [a.format(o=out, results=results, lenient=lenient) for a in shlex.split(line)]
+    unread = work.parent / "unread" / name
+    unread.mkdir(parents=True)
+    given = {"o": out, "x": unread, "results": results, "lenient": lenient}
+    args = [a.format(**given) for a in shlex.split(line)]
     done = subprocess.run(
         [sys.executable, "-m", "corpus_tool", *args],
         cwd=work,
