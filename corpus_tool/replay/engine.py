@@ -20,6 +20,7 @@ from corpus_tool.model.trace import Terminal, Trace, Trajectory
 from corpus_tool.model.values import parse_time
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.lenient import LenientSource
+from corpus_tool.replay.live import Link, LiveSource, LiveSpec
 from corpus_tool.replay.matching import RecordedCall
 from corpus_tool.replay.plain import plain
 from corpus_tool.replay.recording import Recording, Script
@@ -48,6 +49,8 @@ class CaseSpec:
     mode: str
     ignored: Sequence[str] = ()
     request_fields: str = SHARED
+    live: LiveSpec | None = None
+    """Set when the live model answers (`mode` is then `live`)."""
 
 
 @dataclass(frozen=True)
@@ -69,17 +72,22 @@ class Replay:
         return Trajectory(self.events, self.terminal, self.cut)
 
 
-def source_for(spec: CaseSpec) -> StrictSource | LenientSource:
-    """The strict or lenient source over the case's recording and script."""
+def source_for(
+    spec: CaseSpec, link: Link | None = None
+) -> StrictSource | LenientSource | LiveSource:
+    """The strict, lenient or live source over the case's recording and script."""
     recording, script = Recording.of(spec.trace), Script.of(spec.expected)
+    if spec.live is not None:
+        return LiveSource(recording, script, spec.live, link)
     if spec.mode == "strict":
         return StrictSource(recording, script, spec.ignored, spec.request_fields)
     return LenientSource(recording, script, spec.ignored)
 
 
-def replay(agent: Agent, spec: CaseSpec) -> Replay:
-    """Run `agent` on the case's input with the recording as its only world."""
-    source = source_for(spec)
+def replay(agent: Agent, spec: CaseSpec, link: Link | None = None) -> Replay:
+    """Run `agent` on the case's input with the recording as its only world (and, live, the
+    model `link` reaches)."""
+    source = source_for(spec, link)
     rt = Runtime(source, FrozenClock(start_of(spec.trace)), random.Random(seed_of(spec.trace)))
     with no_network() as attempts:
         terminal = run_agent(agent, copy.deepcopy(spec.trace.input.to_doc()), rt)

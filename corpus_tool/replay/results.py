@@ -14,6 +14,7 @@ from corpus_tool.model.field_diff import FieldDiff
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.model.values import ABSENT
 from corpus_tool.replay.cases import VERDICTS, CaseResult
+from corpus_tool.replay.ledger import Totals
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.version import __version__
 
@@ -51,6 +52,29 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "stack": list(result.stack),
         "waived_by": [w.id for w in result.waivers] if result.verdict == "waived" else [],
         **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
+        **live_fields(result),
+    }
+
+
+def live_fields(result: CaseResult) -> dict[str, Any]:
+    """What a live run adds to its case: the live calls (usage, latency, provider errors),
+    the unmatched tool calls, and passes out of attempts (nothing for a recorded run)."""
+    live = result.live
+    if live is None:
+        return {}
+    return {
+        "live": {
+            "live_from": live.live_from,
+            "input_tokens": sum(c.input_tokens for c in live.calls),
+            "output_tokens": sum(c.output_tokens for c in live.calls),
+            "model_ms": round(sum(c.duration_ms for c in live.calls), 2),
+            "calls": [c.as_dict() for c in live.calls],
+        },
+        "provider_errors": [e.as_dict() for e in live.provider_errors],
+        "unmatched": list(live.unmatched),
+        "attempts": live.attempts,
+        "passes": live.passes,
+        "k": live.attempts,
     }
 
 
@@ -84,7 +108,13 @@ def document(
         "summary": summary(results),
         "cases": [case_dict(r) for r in sorted(results, key=lambda r: r.case)],
         "waivers": [dict(w) for w in waivers],
+        **_live_totals(results),
     }
+
+
+def _live_totals(results: Sequence[CaseResult]) -> dict[str, Any]:
+    totals = Totals.of(results)
+    return {"live": totals.as_dict()} if totals is not None else {}
 
 
 def write_results(path: Path, doc: dict[str, Any]) -> None:
@@ -104,6 +134,11 @@ def write_junit(path: Path, corpus: Corpus, results: Sequence[CaseResult]) -> No
         skipped=str(counts["known_unknown"] + counts["skipped"] + counts["waived"]),
         time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
     )
+    totals = Totals.of(results)
+    if totals is not None:  # what the live model cost, for CI dashboards
+        props = ElementTree.SubElement(suite, "properties")
+        for name, value in totals.as_dict().items():
+            ElementTree.SubElement(props, "property", name=f"live.{name}", value=str(value))
     for result in sorted(results, key=lambda r: r.case):
         _junit_case(suite, result)
     tree = ElementTree.ElementTree(suite)
@@ -121,11 +156,16 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
         time=f"{result.duration_ms / 1000:.3f}",
     )
     body = "\n".join(detail_lines(result))
+    props = ElementTree.SubElement(case, "properties")
     if result.not_reached:  # distinct from failures: the run stopped before these
-        props = ElementTree.SubElement(case, "properties")
         ElementTree.SubElement(
             props, "property", name="not_reached", value=" ".join(result.not_reached)
         )
+    if result.live is not None:
+        for name, value in _junit_live(result).items():
+            ElementTree.SubElement(props, "property", name=name, value=str(value))
+    if not len(props):
+        case.remove(props)
     if result.verdict == "failed":
         ElementTree.SubElement(case, "failure", message=headline(result)).text = body
     elif result.verdict == "error":
@@ -136,6 +176,18 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
         ElementTree.SubElement(case, "skipped", message=waived_line(result)).text = body
     if result.output and result.counts_as_failure:
         ElementTree.SubElement(case, "system-out").text = result.output
+
+
+def _junit_live(result: CaseResult) -> dict[str, Any]:
+    fields = live_fields(result)
+    return {
+        "live.input_tokens": fields["live"]["input_tokens"],
+        "live.output_tokens": fields["live"]["output_tokens"],
+        "live.model_ms": fields["live"]["model_ms"],
+        "live.unmatched": len(fields["unmatched"]),
+        "live.attempts": fields["attempts"],
+        "live.passes": fields["passes"],
+    }
 
 
 def headline(result: CaseResult) -> str:

@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from corpus_tool.replay.workers import wire
+from corpus_tool.replay.workers import model_link, wire
+from corpus_tool.replay.workers.model_link import Answer
 from corpus_tool.replay.workers.process import START_FLOOR_S, Failed, Fault, Launch, Worker
 
 __all__ = ["Fault", "Job", "Launch", "Outcome", "Pool", "StartError"]
@@ -88,6 +89,7 @@ class Pool:
         self._todo: deque[int] = deque()
         self._progress: dict[int, _Progress] = {}
         self._tickets = 0  # run numbers: each reply must carry the one of the run it answers
+        self._answer_model: Answer | None = None
 
     def __enter__(self) -> Pool:
         return self
@@ -100,8 +102,14 @@ class Pool:
         for slot in self._slots:
             self._retire(slot)
 
-    def run(self, jobs: Iterable[Job]) -> Iterator[tuple[int, Outcome]]:
-        """Run every job; yields (index, outcome) as each finishes (StartError: no import)."""
+    def run(
+        self, jobs: Iterable[Job], answer: Answer | None = None
+    ) -> Iterator[tuple[int, Outcome]]:
+        """Run every job; yields (index, outcome) as each finishes (StartError: no import).
+
+        `answer` answers the model requests of live runs (model_link.py), here in the parent.
+        """
+        self._answer_model = answer
         self._jobs, self._source, self._taken = {}, iter(jobs), 0
         self._todo, self._progress = deque(), {}
         selector = selectors.DefaultSelector()
@@ -220,8 +228,37 @@ class Pool:
             return
         if slot.starting:
             yield from self._started(slot, reply, selector)
+        elif reply["kind"] == model_link.MODEL:
+            yield from self._model_call(slot, reply, selector)
         else:
             yield from self._finished_run(slot, reply, selector)
+
+    def _model_call(
+        self, slot: _Slot, message: dict[str, Any], selector: selectors.BaseSelector
+    ) -> Iterator[tuple[int, Outcome]]:
+        """A live run's model request: answered here; the time it took is not the agent's."""
+        assert slot.worker is not None and slot.deadline is not None
+        problem = None
+        if message.get("run") != slot.tickets[0]:
+            problem = "the worker asked the model for another run than it was given"
+        elif self._answer_model is None:
+            problem = "the worker asked for a live model in a run with the recorded model"
+        try:
+            body = model_link.request_of(message) if problem is None else {}
+        except wire.WireError as err:
+            problem = f"the worker sent an unusable model request: {err}"
+        if problem is not None or self._answer_model is None:
+            failed = slot.worker.failed(problem or "no live model")
+            yield from self._fail(slot, selector, failed.fault, failed.output)
+            return
+        index = slot.sent[0]
+        began = time.monotonic()
+        reply = self._answer_model(index, len(self._progress[index].replies), body)
+        slot.deadline += time.monotonic() - began
+        try:
+            slot.worker.send(model_link.encode_answer(reply))
+        except Failed as failed:
+            yield from self._fail(slot, selector, failed.fault, failed.output)
 
     def _started(
         self, slot: _Slot, reply: dict[str, Any], selector: selectors.BaseSelector
