@@ -195,3 +195,74 @@ def test_bad_live_model_is_one_line_exit_2_before_any_case_runs(
     assert "returned int, not a callable" in said["factories:not_callable"]
     assert "raised RuntimeError: no OPENAI_API_KEY here" in said["factories:raises"]
     assert provider.requests == []
+
+
+def test_provider_429_then_200_is_retried_and_a_provider_that_stays_down_is_an_error(
+    cli: Cli, tmp_path: Path, provider: Script
+) -> None:
+    """One 429: retried, the case passes, the attempt is on its result. A provider answering
+    503 every time: each case is an error naming 503 (never a pass), and the run goes on."""
+    root = live_corpus(tmp_path)
+    results = tmp_path / "r.json"
+    provider.fail.append(429)
+    code, out, _ = cli(
+        "-C", root, "replay", "refund-success", "--model", "live", "--results", results
+    )
+    assert code == 0, out
+    case = _cases(results)["refund-success"]
+    assert case["provider_errors"] == [
+        {"status": 429, "message": case["provider_errors"][0]["message"]}
+    ]  # type: ignore[index]
+    provider.always = 503
+    args = ("replay", "refund-success", "inventory-zero-stock", "--model", "live")
+    code, out, _ = cli("-C", root, *args, "--results", results)
+    assert code == 1
+    for name in ("refund-success", "inventory-zero-stock"):
+        case = _cases(results)[name]
+        assert case["verdict"] == "error"
+        assert "provider failed with status 503 after 3 attempt(s)" in str(case["error"])
+        assert [e["status"] for e in case["provider_errors"]] == [503, 503, 503]  # type: ignore[union-attr]
+    assert out.count("ERROR ") == 2, out
+
+
+def test_live_from_answers_earlier_model_calls_from_the_recording(
+    cli: Cli, tmp_path: Path, provider: Script
+) -> None:
+    """--live-from 3 on refund-success: seq 1 (ask get_order) comes from the recording, the
+    scripted server is asked only from seq 3 on (never the first, two-message request)."""
+    root = live_corpus(tmp_path)
+    results = tmp_path / "r.json"
+    code, out, _ = cli(
+        "-C",
+        root,
+        "replay",
+        "refund-success",
+        "--model",
+        "live",
+        "--live-from",
+        "3",
+        "--results",
+        results,
+    )
+    assert code == 0, out
+    assert len(provider.requests) == 2
+    assert all(len(r["messages"]) > 2 for r in provider.requests)
+    case = _cases(results)["refund-success"]
+    assert case["live"]["live_from"] == 3 and len(case["live"]["calls"]) == 2  # type: ignore[index]
+
+
+def test_max_model_calls_stops_starting_cases_and_says_how_many_were_skipped(
+    cli: Cli, tmp_path: Path, provider: Script
+) -> None:
+    root = live_corpus(tmp_path)
+    results = tmp_path / "r.json"
+    code, out, _ = cli(
+        "-C", root, "check", "--model", "live", "--max-model-calls", "1", "--results", results
+    )
+    skipped = [c for c in _cases(results).values() if c["reason"] == "budget"]
+    assert skipped, out
+    assert all(c["verdict"] == "skipped" for c in skipped)
+    assert f"{len(skipped)} case(s) skipped: the --max-model-calls budget was spent" in out
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    assert doc["live"]["skipped_budget"] == len(skipped)
+    assert code == 0, out  # decided by the cases that ran: they passed
