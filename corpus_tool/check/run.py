@@ -166,7 +166,9 @@ def finish(
     out.write(
         f"\n{counts['total']} case(s): {counts['passed']} passed, {counts['failed']} failed, "
         f"{counts['error']} error, {counts['known_unknown']} known_unknown, "
-        f"{counts['skipped']} skipped, {counts['waived']} waived\n"
+        f"{counts['skipped']} skipped, {counts['waived']} waived"
+        + (f", {counts['flaky']} flaky" if counts.get("flaky") else "")
+        + "\n"
     )
     out.write(escapes.lines(live_summary(results)))
     out.write(escapes.lines(waiver_notes(book, results)))

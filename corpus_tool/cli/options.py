@@ -87,7 +87,15 @@ def args_run(parser: argparse.ArgumentParser) -> None:
         type=repeat_count,
         default=1,
         metavar="N",
-        help="replay each case N times (determinism)",
+        help="replay each case N times (determinism; with --model live: passes out of N, "
+        "a case some attempts pass is flaky)",
+    )
+    parser.add_argument(
+        "--min-pass-rate",
+        type=pass_rate,
+        metavar="R",
+        help="with --model live --repeat N: a case passing at least this share of its attempts "
+        "(0 to 1) passes instead of being flaky",
     )
     parser.add_argument(
         "-v",
@@ -155,7 +163,19 @@ def live_options(args: argparse.Namespace) -> dict[str, Any]:
         "model": getattr(args, "model", None),
         "live_from": getattr(args, "live_from", None),
         "max_model_calls": getattr(args, "max_model_calls", None),
+        "min_pass_rate": getattr(args, "min_pass_rate", None),
     }
+
+
+def pass_rate(text: str) -> float:
+    """--min-pass-rate R: a share from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a share of attempts from 0 to 1")
+    return value
 
 
 def sequence_number(text: str) -> int:

@@ -23,8 +23,9 @@ from corpus_tool.replay.requests import SHARED, RequestNote
 from corpus_tool.replay.workers.wire import CaseRequest
 from corpus_tool.store.corpus import Corpus
 
-VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped", "waived")
-"""`waived`: failed, every failing check excused by an active waiver (`corpus_tool.gate`)."""
+VERDICTS = ("passed", "failed", "error", "known_unknown", "skipped", "waived", "flaky")
+"""`waived`: failed, every failing check excused by an active waiver (`corpus_tool.gate`);
+`flaky`: some of a live case's --repeat attempts passed, not all (counted as a failure)."""
 
 GradeRun = Callable[[Expect, Trajectory, Mapping[str, Any]], Sequence[CheckResult]]
 """Grades a replayed run: (expect, trajectory, corpus config: where its scorers are registered)
@@ -76,7 +77,7 @@ class CaseResult:
 
     @property
     def counts_as_failure(self) -> bool:
-        return self.verdict in ("failed", "error")
+        return self.verdict in ("failed", "error", "flaky")
 
 
 @dataclass(frozen=True)

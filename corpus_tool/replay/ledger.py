@@ -16,7 +16,7 @@ from typing import Any
 
 from corpus_tool.errors import InputError
 from corpus_tool.model.expected import Expected
-from corpus_tool.replay.cases import CaseResult, Ran
+from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.live import (
     LIVE,
     LiveCall,
@@ -97,6 +97,7 @@ class LiveRun:
     override: str | None = None
     live_from: int | None = None
     max_calls: int | None = None
+    min_pass_rate: float | None = None
     model: ModelCallable | None = None
     retry: Retry = field(default_factory=Retry)
     totals: Totals = field(default_factory=Totals)
@@ -111,10 +112,11 @@ class LiveRun:
         override: str | None = None,
         live_from: int | None = None,
         max_calls: int | None = None,
+        min_pass_rate: float | None = None,
     ) -> Iterator[LiveRun]:
         """The run's live side; the factory is loaded now when the run is live."""
         config = live_config(corpus)
-        run = cls(config, override, live_from, max_calls)
+        run = cls(config, override, live_from, max_calls, min_pass_rate)
         run.retry = Retry(config.retries, config.backoff_s)
         with run._stack:
             if (override or config.model) == LIVE:
@@ -187,31 +189,51 @@ class LiveRun:
             return ModelReply(None, None, called.duration_ms, failed.status, failed.message)
         return ModelReply(response, response.model, called.duration_ms)
 
-    def record(
-        self, job: int, unmatched: Sequence[dict[str, Any]], attempts: int, passes: int
-    ) -> LiveRecord:
-        """The case's share of the book (taken out of it)."""
-        calls = tuple(self._book.pop(job, []))
-        return LiveRecord(calls, tuple(unmatched), self.live_from, attempts, passes)
+    def finish(self, job: int, attempts: Sequence[CaseResult]) -> CaseResult:
+        """A live case's result from its graded runs (one per --repeat attempt) and its calls.
 
-    def finish(self, job: int, result: CaseResult, ran: Ran) -> CaseResult:
-        """A live case's result with its calls; a provider that never answered makes it an
-        error naming the provider's status (never a pass, whatever the agent made of it)."""
-        events = result.trajectory.events if result.trajectory is not None else ()
-        passes = 1 if result.verdict == "passed" else 0
-        record = self.record(job, unmatched_calls(events), max(1, len(ran.runs)), passes)
-        failure = record.failure
-        if failure is not None and result.verdict != "skipped":
-            tries = len(next(c for c in record.calls if c.failed).errors)
-            result = replace(
-                result,
-                verdict="error",
-                error=f"the live model's provider failed with status {failure.status} "
-                f"after {tries} attempt(s): {failure.message}",
-            )
-        return replace(result, live=record)
+        An attempt whose provider never answered is an error naming the provider's status
+        (never a pass, whatever the agent made of it). One attempt: its verdict. Several: passed
+        when all pass, failed (or error) when none does, else `flaky` — unless
+        --min-pass-rate lets the rate pass; the result shown is the first attempt that did not
+        pass.
+        """
+        calls = tuple(self._book.pop(job, []))
+        graded = [
+            _provider_failed(r, [c for c in calls if c.attempt == i])
+            for i, r in enumerate(attempts)
+        ]
+        passes = sum(1 for r in graded if r.verdict == "passed")
+        shown = next((r for r in graded if r.verdict != "passed"), graded[0])
+        events = shown.trajectory.events if shown.trajectory is not None else ()
+        record = LiveRecord(
+            calls, tuple(unmatched_calls(events)), self.live_from, len(graded), passes
+        )
+        verdict = shown.verdict
+        if 0 < passes < len(graded) and shown.verdict in ("failed", "error"):
+            rate = passes / len(graded)
+            enough = self.min_pass_rate is not None and rate >= self.min_pass_rate
+            verdict = "passed" if enough else FLAKY
+        return replace(shown, verdict=verdict, live=record)
 
     def skip(self, result: CaseResult) -> CaseResult:
         """A case not started: the budget is spent."""
         self.totals.budget_skipped += 1
         return result
+
+
+FLAKY = "flaky"
+
+
+def _provider_failed(result: CaseResult, calls: Sequence[LiveCall]) -> CaseResult:
+    """The attempt as an error when one of its live calls never got an answer."""
+    failed = next((c for c in calls if c.failed and c.errors), None)
+    if failed is None or result.verdict == "skipped":
+        return result
+    last = failed.errors[-1]
+    return replace(
+        result,
+        verdict="error",
+        error=f"the live model's provider failed with status {last.status} "
+        f"after {len(failed.errors)} attempt(s): {last.message}",
+    )

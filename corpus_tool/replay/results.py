@@ -26,6 +26,7 @@ LABELS = {
     "known_unknown": "KNOWN",
     "skipped": "SKIP",
     "waived": "WAIVED",
+    "flaky": "FLAKY",
 }
 
 
@@ -89,7 +90,9 @@ def trajectory_doc(trajectory: Trajectory) -> dict[str, Any]:
 def summary(results: Iterable[CaseResult]) -> dict[str, int]:
     """How many cases got each verdict, plus the total."""
     counts = Counter(r.verdict for r in results)
-    return {"total": sum(counts.values()), **{v: counts.get(v, 0) for v in VERDICTS}}
+    # `flaky` only when a case was: a recorded run's document keeps its keys
+    shown = [v for v in VERDICTS if v != "flaky" or counts.get(v)]
+    return {"total": sum(counts.values()), **{v: counts.get(v, 0) for v in shown}}
 
 
 def document(
@@ -129,7 +132,7 @@ def write_junit(path: Path, corpus: Corpus, results: Sequence[CaseResult]) -> No
         "testsuite",
         name=str(corpus.setting("name", default="corpus")),
         tests=str(counts["total"]),
-        failures=str(counts["failed"]),
+        failures=str(counts["failed"] + counts.get("flaky", 0)),
         errors=str(counts["error"]),
         skipped=str(counts["known_unknown"] + counts["skipped"] + counts["waived"]),
         time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
@@ -166,7 +169,7 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
             ElementTree.SubElement(props, "property", name=name, value=str(value))
     if not len(props):
         case.remove(props)
-    if result.verdict == "failed":
+    if result.verdict in ("failed", "flaky"):
         ElementTree.SubElement(case, "failure", message=headline(result)).text = body
     elif result.verdict == "error":
         ElementTree.SubElement(case, "error", message=result.error or "error").text = body
@@ -203,6 +206,8 @@ def headline(result: CaseResult) -> str:
     extra = "  (known_unknown: never counted)" if result.verdict == "known_unknown" else ""
     if result.verdict == "waived":
         extra = f"  {waived_line(result)}"
+    if result.live is not None and result.live.attempts > 1:
+        extra += f"  (passed {result.live.passes} of {result.live.attempts})"
     # no timing here: the text report of an unchanged corpus is the same on every run, with
     # any number of workers (durations are in --results and the JUnit file)
     return f"{label}  [{result.mode}]{'  ' + why if why else ''}{extra}"
@@ -248,7 +253,9 @@ def detail_lines(result: CaseResult, verbose: bool = False) -> list[str]:
 
 
 def _failure_lines(result: CaseResult, verbose: bool) -> list[str]:
-    if result.verdict not in ("failed", "known_unknown", "waived") or not result.failed_checks:
+    if result.verdict not in ("failed", "known_unknown", "waived", "flaky"):
+        return []
+    if not result.failed_checks:
         return []
     lines: list[str] = []
     if result.waivers:

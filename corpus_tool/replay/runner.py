@@ -11,7 +11,7 @@ import itertools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +110,7 @@ def run_cases(
     run starts its own, `options.workers` wide, only once a case needs an agent.
     """
     with LiveRun.open(
-        corpus, options.model, options.live_from, options.max_model_calls
+        corpus, options.model, options.live_from, options.max_model_calls, options.min_pass_rate
     ) as live:  # before any case: a bad replay.live_model is exit 2 here
         yield from _run_cases(corpus, ids, options, grader, load, pool, live)
 
@@ -154,8 +154,12 @@ def _run_cases(
         for job, outcome in started(outcomes):
             place, loaded, request = flight.pop(job)
             ran = ran_of(outcome)
-            result = judge_case(corpus, loaded, request, ran, grader=grader)
-            order.done(place, live.finish(job, result, ran) if request.live else result)
+            if request.live is not None:  # each attempt graded: answers vary run to run
+                attempts = [replace(ran, runs=[r]) for r in ran.runs] or [ran]
+                graded = [judge_case(corpus, loaded, request, a, grader=grader) for a in attempts]
+                order.done(place, live.finish(job, graded))
+            else:
+                order.done(place, judge_case(corpus, loaded, request, ran, grader=grader))
             yield from order.take()
     yield from order.take()
 

@@ -42,6 +42,12 @@ class Script:
         self._seen: Counter[str] = Counter()
         self._lock = threading.Lock()
 
+    def reset(self) -> None:
+        """Forget what was asked: the same requests get the same answers again."""
+        with self._lock:
+            self.requests.clear()
+            self._seen.clear()
+
     def respond(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """The status and JSON body of the answer to one request."""
         with self._lock:

@@ -266,3 +266,44 @@ def test_max_model_calls_stops_starting_cases_and_says_how_many_were_skipped(
     doc = json.loads(results.read_text(encoding="utf-8"))
     assert doc["live"]["skipped_budget"] == len(skipped)
     assert code == 0, out  # decided by the cases that ran: they passed
+
+
+def test_pytest_plugin_takes_corpus_model_live(tmp_path: Path, provider: Script) -> None:
+    """`pytest --corpus DIR --corpus-model live`: the cases replayed against the live model."""
+    from tests.replay.test_plugin import pytest_run
+
+    root = live_corpus(tmp_path, prompt=EDITED)
+    done = pytest_run("--corpus", str(root), "--corpus-model", "live", "-q", cwd=tmp_path)
+    assert "[live]" in done.stdout and "tools.required" in done.stdout, done.stdout[-3000:]
+    assert done.returncode == 1
+    assert provider.requests
+
+
+def test_repeat_reports_passes_out_of_n_and_a_case_some_attempts_pass_is_flaky(
+    cli: Cli, tmp_path: Path, provider: Script
+) -> None:
+    """--model live --repeat 6: the unchanged prompt passes 6 of 6; the edited one skips the
+    lookup about half the time: flaky (exit 1), with passes out of 6 in text, JSON and JUnit;
+    --min-pass-rate at or below its rate lets it pass."""
+    provider.skip_rate = 0.5
+    results, junit = tmp_path / "r.json", tmp_path / "j.xml"
+    steady = live_corpus(tmp_path / "steady")
+    args = ("replay", "refund-success", "--model", "live", "--repeat", "6", "--results", results)
+    code, out, _ = cli("-C", steady, *args)
+    assert code == 0, out
+    case = _cases(results)["refund-success"]
+    assert (case["verdict"], case["attempts"], case["passes"], case["k"]) == ("passed", 6, 6, 6)
+    assert "(passed 6 of 6)" in out
+    edited = live_corpus(tmp_path / "edited", prompt=EDITED)
+    provider.reset()
+    code, out, _ = cli("-C", edited, *args, "--junit", junit)
+    case = _cases(results)["refund-success"]
+    passes = case["passes"]
+    assert case["verdict"] == "flaky" and 0 < passes < 6, out  # type: ignore[operator]
+    assert code == 1 and "FLAKY refund-success" in out and f"(passed {passes} of 6)" in out
+    assert "1 flaky" in out
+    assert f'name="live.passes" value="{passes}"' in junit.read_text(encoding="utf-8")
+    provider.reset()  # the same answers again: the same passes
+    rate = str(passes / 6)  # type: ignore[operator]
+    code, out, _ = cli("-C", edited, *args, "--min-pass-rate", rate)
+    assert code == 0 and _cases(results)["refund-success"]["verdict"] == "passed", out
