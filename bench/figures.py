@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import corpus as gen
+from bench.live_bench import per_call_ms
 from bench.long_incident import write_long_incident
 from bench.measure import ROOT, Sample, corpus_cli, interleaved, median, peak_mb, run, spread
 
@@ -516,6 +517,30 @@ def memory(bench: Bench) -> list[Row]:
     return rows
 
 
+def live(bench: Bench) -> list[Row]:
+    """What live replay adds per model call (pipe round trip and bookkeeping, the model
+    answering at once), against recorded replay's per-call cost in the same loop."""
+    few, many = (5, 25) if bench.cases < 100 else (20, 220)
+    found = per_call_ms(bench.work, bench.repeat, few, many)
+    recorded, live_ms = found["cost_ms"]["recorded"], found["cost_ms"]["live"]
+    overhead = live_ms - recorded
+    detail = {"calls": found["calls"], "live_ms_per_call": live_ms, "wall_s": found["wall_s"]}
+    return [
+        Row(
+            "live",
+            f"live replay overhead per model call ({found['calls']:,} calls)",
+            round(overhead, 3),
+            "ms/call",
+            "recorded replay, per model call",
+            round(recorded, 3),
+            round(live_ms / recorded, 2) if recorded > 0 else None,
+            "<= 2 ms/call",
+            overhead <= 2,
+            detail,
+        )
+    ]
+
+
 def _median(values: list[float]) -> float:
     return sorted(values)[len(values) // 2]
 
@@ -536,4 +561,5 @@ FIGURES: dict[str, Callable[[Bench], list[Row]]] = {
     "add": add,
     "add-large": add_large,
     "memory": memory,
+    "live": live,
 }
