@@ -307,3 +307,17 @@ def test_repeat_reports_passes_out_of_n_and_a_case_some_attempts_pass_is_flaky(
     rate = str(passes / 6)  # type: ignore[operator]
     code, out, _ = cli("-C", edited, *args, "--min-pass-rate", rate)
     assert code == 0 and _cases(results)["refund-success"]["verdict"] == "passed", out
+
+
+def test_minimize_replays_each_candidate_against_the_live_model(
+    cli: Cli, tmp_path: Path, provider: Script
+) -> None:
+    """`corpus minimize --model live`: refund-wrong-unit's fixed run asks for a refund the
+    recording never answered (placeholder): no refund, so the run never ends submitted."""
+    root = live_corpus(tmp_path)
+    set_case(root, "refund-wrong-unit", live={"unmatched": "placeholder"})
+    args = ("minimize", "refund-wrong-unit", "--model", "live", "--until", "terminal.status")
+    code, out, err = cli("-C", root, *args, "--dry-run", "--format", "json")
+    assert code == 0, out + err
+    assert json.loads(out)["mode"] == "live"
+    assert provider.requests
