@@ -16,11 +16,11 @@ from corpus_tool.minimize.oracle import Oracle, Symptoms
 from corpus_tool.model.events import error_types
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay.cases import CaseResult, GradeRun, LoadedCase, Ran, judge_case
-from corpus_tool.replay.runner import ran_of, started
 from corpus_tool.replay.ledger import LiveRun
+from corpus_tool.replay.runner import ran_of, started
 from corpus_tool.replay.workers import wire
-from corpus_tool.replay.workers.model_link import Answer
 from corpus_tool.replay.workers.launch import launch_for
+from corpus_tool.replay.workers.model_link import Answer
 from corpus_tool.replay.workers.pool import Job, Pool
 from corpus_tool.store.corpus import Corpus
 
