@@ -321,3 +321,18 @@ def test_minimize_replays_each_candidate_against_the_live_model(
     assert code == 0, out + err
     assert json.loads(out)["mode"] == "live"
     assert provider.requests
+
+
+def test_gate_blocks_a_case_that_turned_flaky(cli: Cli, tmp_path: Path, provider: Script) -> None:
+    """A case that passed on the base and is flaky on the head is a regression the gate blocks."""
+    root = live_corpus(tmp_path)
+    base, head = tmp_path / "base.json", tmp_path / "head.json"
+    code, out, _ = cli("-C", root, "replay", "refund-success", "--model", "live", "--results", base)
+    assert code == 0, out
+    doc = json.loads(base.read_text(encoding="utf-8"))
+    doc["cases"][0].update(verdict="flaky", attempts=3, passes=2, k=3)
+    doc["summary"].update(passed=0, flaky=1)
+    head.write_text(json.dumps(doc), encoding="utf-8")
+    code, out, err = cli("-C", root, "gate", base, head)
+    assert code == 1, out + err
+    assert "refund-success" in out and "regression" in out.lower(), out
