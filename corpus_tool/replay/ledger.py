@@ -10,6 +10,7 @@ the book under its case's job; `finish` puts the case's share on its result.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -103,6 +104,7 @@ class LiveRun:
     totals: Totals = field(default_factory=Totals)
     _book: dict[int, list[LiveCall]] = field(default_factory=dict)
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
+    _lock: threading.Lock = field(default_factory=threading.Lock)  # calls run on threads
 
     @classmethod
     @contextlib.contextmanager
@@ -162,7 +164,8 @@ class LiveRun:
 
     def spent(self) -> bool:
         """--max-model-calls reached: no new case starts."""
-        return self.max_calls is not None and self.totals.calls >= self.max_calls
+        with self._lock:
+            return self.max_calls is not None and self.totals.calls >= self.max_calls
 
     def answer(self, job: int, attempt: int, body: dict[str, Any]) -> ModelReply:
         """A worker's model request, answered by the live model (model_link.Answer)."""
@@ -171,9 +174,11 @@ class LiveRun:
         called = call_live(self.model, body, self.retry)
         response = called.response
         usage = response.usage if response is not None else None
+        with self._lock:
+            step = len([c for c in self._book.get(job, []) if c.attempt == attempt]) + 1
         call = LiveCall(
             attempt,
-            len([c for c in self._book.get(job, []) if c.attempt == attempt]) + 1,
+            step,
             response.model if response is not None else None,
             usage.input_tokens if usage else 0,
             usage.output_tokens if usage else 0,
@@ -181,8 +186,9 @@ class LiveRun:
             called.errors,
             called.failed is not None,
         )
-        self._book.setdefault(job, []).append(call)
-        self.totals.add(call)
+        with self._lock:
+            self._book.setdefault(job, []).append(call)
+            self.totals.add(call)
         if response is None:
             failed = called.failed
             assert failed is not None
@@ -198,7 +204,8 @@ class LiveRun:
         --min-pass-rate lets the rate pass; the result shown is the first attempt that did not
         pass.
         """
-        calls = tuple(self._book.pop(job, []))
+        with self._lock:
+            calls = tuple(self._book.pop(job, []))
         graded = [
             _provider_failed(r, [c for c in calls if c.attempt == i])
             for i, r in enumerate(attempts)

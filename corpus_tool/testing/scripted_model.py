@@ -10,7 +10,8 @@ conversation, and how many times that conversation was asked before, so a run is
 whatever order cases arrive in, while a repeated case can come out differently.
 
 `fail` makes the next requests answer with HTTP statuses (429, 503, ...) before any succeeds;
-`requests` holds every request body it received. For tests and the bench only.
+`together` (a Barrier) holds the first requests until all its parties arrived; `requests` holds
+every request body it received. For tests and the bench only.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Script:
         self.requests: list[dict[str, Any]] = []
         self.fail: deque[int] = deque()  # statuses for the next requests, then success
         self.always: int | None = None  # a status for every request (a provider that is down)
+        self.together: threading.Barrier | None = None  # the first requests wait for each other
         self._seen: Counter[str] = Counter()
         self._lock = threading.Lock()
 
@@ -52,6 +54,13 @@ class Script:
         """The status and JSON body of the answer to one request."""
         with self._lock:
             self.requests.append(body)
+            arrived = len(self.requests)
+        if self.together is not None and arrived <= self.together.parties:
+            try:  # answered only once the others are asked too: calls must be concurrent
+                self.together.wait()
+            except threading.BrokenBarrierError:
+                return 500, {"error": {"message": "the requests did not come together"}}
+        with self._lock:
             status = self.always or (self.fail.popleft() if self.fail else 200)
             key = _digest(body.get("messages"))
             self._seen[key] += 1
