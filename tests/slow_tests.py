@@ -219,6 +219,7 @@ SLOW = frozenset(
         "tests/replay/test_hostile_workers.py::test_the_agents_prints_are_its_case_output_not_the_report",
         "tests/replay/test_installed.py::test_check_from_a_fresh_venv_prints_a_verdict_per_case",
         "tests/replay/test_live.py::test_check_live_passes_the_unchanged_agent",
+        "tests/replay/test_live.py::test_live_model_calls_of_two_workers_run_at_the_same_time",
         "tests/replay/test_live.py::test_prompt_edit_that_skips_a_tool_fails_naming_tools_required_and_diff_says_regression",
         "tests/replay/test_live.py::test_provider_429_then_200_is_retried_and_a_provider_that_stays_down_is_an_error",
         "tests/replay/test_live.py::test_pytest_plugin_takes_corpus_model_live",

@@ -341,13 +341,15 @@ def test_gate_blocks_a_case_that_turned_flaky(cli: Cli, tmp_path: Path, provider
 def test_live_model_calls_of_two_workers_run_at_the_same_time(
     cli: Cli, tmp_path: Path, provider: Script
 ) -> None:
-    """-n 2: the first model calls of two cases reach the provider together (each is answered
-    only once the other arrived), so one slow answer does not hold the other worker up."""
+    """-n 2: the first model calls of the two workers reach the provider together (each is
+    answered only once the other arrived), so one slow answer does not hold the other up."""
     import threading
 
     root = live_corpus(tmp_path)
-    provider.together = threading.Barrier(2, timeout=20)
-    args = ("replay", "refund-success", "inventory-zero-stock", "--model", "live", "-n", "2")
+    provider.together = threading.Barrier(2, timeout=60)
+    # four cases: each worker holds at most two, so both have work whichever starts first
+    cases = ("refund-success", "inventory-zero-stock", "create-refund-lost-retry")
+    args = ("replay", *cases, "check-refund-timeout-retry", "--model", "live", "-n", "2")
     code, out, _ = cli("-C", root, *args)
     assert code == 0, out
     assert not provider.together.broken
