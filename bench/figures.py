@@ -519,9 +519,14 @@ def memory(bench: Bench) -> list[Row]:
 
 def live(bench: Bench) -> list[Row]:
     """What live replay adds per model call (pipe round trip and bookkeeping, the model
-    answering at once), against recorded replay's per-call cost in the same loop."""
+    answering at once), against recorded replay's per-call cost in the same loop: with one
+    worker (answered in the pool's loop) and with two (answered on a thread per worker)."""
     few, many = (5, 25) if bench.cases < 100 else (20, 220)
-    found = per_call_ms(bench.work, bench.repeat, few, many)
+    return [_live_row(bench, few, many, workers) for workers in (1, 2)]
+
+
+def _live_row(bench: Bench, few: int, many: int, workers: int) -> Row:
+    found = per_call_ms(bench.work, bench.repeat, few, many, workers)
     recorded, live_ms = found["cost_ms"]["recorded"], found["cost_ms"]["live"]
     raw = live_ms - recorded
     overhead = max(0.0, raw)  # below 0: live no slower than recorded, within the noise
@@ -531,20 +536,18 @@ def live(bench: Bench) -> list[Row]:
         "overhead_ms_raw": raw,
         "wall_s": found["wall_s"],
     }
-    return [
-        Row(
-            "live",
-            f"live replay overhead per model call ({found['calls']:,} calls)",
-            round(overhead, 3),
-            "ms/call",
-            "recorded replay, per model call",
-            round(recorded, 3),
-            round(live_ms / recorded, 2) if recorded > 0 else None,
-            "<= 2 ms/call",
-            overhead <= 2,
-            detail,
-        )
-    ]
+    return Row(
+        "live",
+        f"live replay overhead per model call, -n {workers} ({found['calls']:,} calls)",
+        round(overhead, 3),
+        "ms/call",
+        "recorded replay, per model call",
+        round(recorded, 3),
+        round(live_ms / recorded, 2) if recorded > 0 else None,
+        "<= 2 ms/call",
+        overhead <= 2,
+        detail,
+    )
 
 
 def _median(values: list[float]) -> float:

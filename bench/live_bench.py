@@ -95,13 +95,13 @@ def build(where: Path, calls: int) -> Path:
     return where
 
 
-def per_call_ms(work: Path, repeat: int, few: int, many: int) -> dict[str, Any]:
-    """Per-call milliseconds of each mode, and the samples they come from."""
+def per_call_ms(work: Path, repeat: int, few: int, many: int, workers: int = 1) -> dict[str, Any]:
+    """Per-call milliseconds of each mode with `workers` replay workers, and the samples."""
     corpora = {n: build(work / f"live-{n}", n) for n in (few, many)}
     steps = {
         f"{model}|{n}": (
             lambda model=model, c=corpus: run(
-                corpus_cli("-C", str(c), "replay", "--model", model), c
+                corpus_cli("-C", str(c), "replay", "--model", model, "-n", str(workers)), c
             )
         )
         for model in ("recorded", "live")

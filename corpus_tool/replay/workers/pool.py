@@ -27,7 +27,7 @@ from typing import Any
 
 from corpus_tool.replay.workers import model_link, wire
 from corpus_tool.replay.workers.model_calls import ModelCalls
-from corpus_tool.replay.workers.model_link import Answer
+from corpus_tool.replay.workers.model_link import Answer, ModelReply
 from corpus_tool.replay.workers.process import START_FLOOR_S, Failed, Fault, Launch, Worker
 
 __all__ = ["Fault", "Job", "Launch", "Outcome", "Pool", "StartError"]
@@ -245,8 +245,9 @@ class Pool:
     def _model_call(
         self, slot: _Slot, message: dict[str, Any], selector: selectors.BaseSelector
     ) -> Iterator[tuple[int, Outcome]]:
-        """A live run's model request: answered on a thread here (model_calls.py); the worker's
-        time limit stops while it waits, the time the model takes is not the agent's."""
+        """A live run's model request, answered here: on a thread (model_calls.py) when other
+        workers may need the loop meanwhile. The worker's time limit stops while it waits: the
+        time the model takes is not the agent's."""
         assert slot.worker is not None and slot.deadline is not None
         problem = None
         if message.get("run") != slot.tickets[0]:
@@ -266,19 +267,29 @@ class Pool:
             self._answer_model, index, len(self._progress[index].replies), body
         )
         slot.paused, slot.deadline = slot.deadline - time.monotonic(), None
+        if len(self._slots) == 1:  # no other worker to keep going: no thread hand-off
+            yield from self._resume(slot, call(), selector)
+            return
         self._calls.start((self._slots.index(slot), slot.tickets[0]), call)
 
     def _answered(self, selector: selectors.BaseSelector) -> Iterator[tuple[int, Outcome]]:
-        """Send each finished live model call's answer to its worker; its clock runs again."""
+        """Send each finished live model call's answer to its worker."""
         for (place, ticket), reply in self._calls.done():
             slot = self._slots[place]
             if slot.worker is None or slot.paused is None or list(slot.tickets)[:1] != [ticket]:
                 continue  # the worker was stopped meanwhile
-            slot.deadline, slot.paused = time.monotonic() + slot.paused, None
-            try:
-                slot.worker.send(model_link.encode_answer(reply))
-            except Failed as failed:
-                yield from self._fail(slot, selector, failed.fault, failed.output)
+            yield from self._resume(slot, reply, selector)
+
+    def _resume(
+        self, slot: _Slot, reply: ModelReply, selector: selectors.BaseSelector
+    ) -> Iterator[tuple[int, Outcome]]:
+        """The model's answer to its worker; the run's clock runs again."""
+        assert slot.worker is not None and slot.paused is not None
+        slot.deadline, slot.paused = time.monotonic() + slot.paused, None
+        try:
+            slot.worker.send(model_link.encode_answer(reply))
+        except Failed as failed:
+            yield from self._fail(slot, selector, failed.fault, failed.output)
 
     def _started(
         self, slot: _Slot, reply: dict[str, Any], selector: selectors.BaseSelector
