@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import corpus as gen
+from bench.live_bench import per_call_ms
 from bench.long_incident import write_long_incident
 from bench.measure import ROOT, Sample, corpus_cli, interleaved, median, peak_mb, run, spread
 
@@ -574,6 +575,39 @@ def _browser(html: Path, kind: str, n: int, repeat: int, case: str) -> list[Row]
     ]  # fmt: skip
 
 
+def live(bench: Bench) -> list[Row]:
+    """What live replay adds per model call (pipe round trip and bookkeeping, the model
+    answering at once), against recorded replay's per-call cost in the same loop: with one
+    worker (answered in the pool's loop) and with two (answered on a thread per worker)."""
+    few, many = (5, 25) if bench.cases < 100 else (20, 220)
+    return [_live_row(bench, few, many, workers) for workers in (1, 2)]
+
+
+def _live_row(bench: Bench, few: int, many: int, workers: int) -> Row:
+    found = per_call_ms(bench.work, bench.repeat, few, many, workers)
+    recorded, live_ms = found["cost_ms"]["recorded"], found["cost_ms"]["live"]
+    raw = live_ms - recorded
+    overhead = max(0.0, raw)  # below 0: live no slower than recorded, within the noise
+    detail = {
+        "calls": found["calls"],
+        "live_ms_per_call": live_ms,
+        "overhead_ms_raw": raw,
+        "wall_s": found["wall_s"],
+    }
+    return Row(
+        "live",
+        f"live replay overhead per model call, -n {workers} ({found['calls']:,} calls)",
+        round(overhead, 3),
+        "ms/call",
+        "recorded replay, per model call",
+        round(recorded, 3),
+        round(live_ms / recorded, 2) if recorded > 0 else None,
+        "<= 2 ms/call",
+        overhead <= 2,
+        detail,
+    )
+
+
 def _median(values: list[float]) -> float:
     return sorted(values)[len(values) // 2]
 
@@ -595,4 +629,5 @@ FIGURES: dict[str, Callable[[Bench], list[Row]]] = {
     "add-large": add_large,
     "memory": memory,
     "report": report,
+    "live": live,
 }

@@ -7,19 +7,22 @@ from typing import TYPE_CHECKING
 from corpus_tool.version import __version__
 
 if TYPE_CHECKING:
-    from corpus_tool.model.values import ModelResponse, ToolCall
+    from corpus_tool.model.values import ModelResponse, ToolCall, Usage
     from corpus_tool.replay.native_out import RecordMeta
+    from corpus_tool.replay.provider import ProviderError
     from corpus_tool.replay.record import ModelFn, ToolFn, record
     from corpus_tool.replay.runtime import Runtime, ToolError
 
 __all__ = [
     "ModelFn",
     "ModelResponse",
+    "ProviderError",
     "RecordMeta",
     "Runtime",
     "ToolCall",
     "ToolError",
     "ToolFn",
+    "Usage",
     "__version__",
     "record",
 ]
@@ -30,6 +33,8 @@ _LAZY = {
     "Runtime": "corpus_tool.replay.runtime",
     "ModelResponse": "corpus_tool.model.values",
     "ToolCall": "corpus_tool.model.values",
+    "Usage": "corpus_tool.model.values",
+    "ProviderError": "corpus_tool.replay.provider",
     "ToolError": "corpus_tool.replay.runtime",
     "record": "corpus_tool.replay.record",
     "RecordMeta": "corpus_tool.replay.native_out",

@@ -49,6 +49,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="matching mode for every case (overrides expected.yaml and corpus.yaml)",
     )
     group.addoption(
+        "--corpus-model",
+        choices=("recorded", "live"),
+        default=None,
+        help="where the model's answers come from (live: corpus.yaml replay.live_model)",
+    )
+    group.addoption(
         "--corpus-case",
         metavar="ID",
         action="append",
@@ -201,7 +207,9 @@ class CaseItem(pytest.Item):
         from corpus_tool.waivers.book import waive
 
         corpus = _corpus(self.config, self.path.parent)
-        options = RunOptions((self.name,), self.config.getoption("corpus_mode", default=None))
+        mode = self.config.getoption("corpus_mode", default=None)
+        model = self.config.getoption("corpus_model", default=None)
+        options = RunOptions((self.name,), mode, model=model)
         pool = _pool(self.config, corpus)
         [result] = run_cases(corpus, [self.name], options, grader=grade_checks, pool=pool)
         result = waive(result, _book(self.config, corpus))

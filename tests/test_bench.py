@@ -25,6 +25,7 @@ FIGURES = {
     "add (large)",
     "memory",
     "report",
+    "live",
 }
 
 

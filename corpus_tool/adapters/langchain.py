@@ -54,7 +54,7 @@ except ModuleNotFoundError as err:  # the framework is an extra, not a dependenc
 from corpus_tool.adapters.arguments import read_arguments
 from corpus_tool.adapters.rebuilt import rebuilt
 from corpus_tool.ingest.chat import messages as chat_messages
-from corpus_tool.model.values import ModelResponse, ToolCall
+from corpus_tool.model.values import ModelResponse, ToolCall, Usage
 from corpus_tool.replay.runtime import Runtime, ToolError
 
 __all__ = ["ReplayChatModel", "live_model", "live_tools", "replay_tools", "routed"]
@@ -261,7 +261,14 @@ def live_model(chat_model: BaseChatModel) -> Callable[..., ModelResponse]:
             model = model.bind(temperature=temperature)
         reply = model.invoke([_langchain(m) for m in messages], **params)
         calls = [ToolCall(c.get("id"), c["name"], dict(c["args"])) for c in reply.tool_calls]
-        return ModelResponse(reply.text or None, tuple(calls))
+        meta = reply.response_metadata or {}
+        used = reply.usage_metadata  # what the provider counted, when it says
+        return ModelResponse(
+            reply.text or None,
+            tuple(calls),
+            model=meta.get("model_name") or meta.get("model"),
+            usage=Usage(used["input_tokens"], used["output_tokens"]) if used else None,
+        )
 
     return ask
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from corpus_tool.check.live import live_details, live_summary
 from corpus_tool.diff.inputs import replayed
 from corpus_tool.diff.pair import compare
 from corpus_tool.diff.render_text import pair_lines
@@ -162,7 +163,7 @@ def finish(
     if options.junit is not None:
         report.write_junit(options.junit, corpus, results)
     for result in sorted(results, key=lambda r: r.case):
-        details = report.detail_lines(result, options.verbose)
+        details = report.detail_lines(result, options.verbose) + live_details(result)
         if details and (result.counts_as_failure or result.waivers or options.verbose):
             out.write("\n" + escapes.lines([f"{result.case}:", *(f"  {d}" for d in details)]))
             if options.diff and result.verdict in DIFFED:
@@ -173,8 +174,11 @@ def finish(
     out.write(
         f"\n{counts['total']} case(s): {counts['passed']} passed, {counts['failed']} failed, "
         f"{counts['error']} error, {counts['known_unknown']} known_unknown, "
-        f"{counts['skipped']} skipped, {counts['waived']} waived\n"
+        f"{counts['skipped']} skipped, {counts['waived']} waived"
+        + (f", {counts['flaky']} flaky" if counts.get("flaky") else "")
+        + "\n"
     )
+    out.write(escapes.lines(live_summary(results)))
     out.write(escapes.lines(waiver_notes(book, results)))
     if not results:
         out.write("no case was replayed; a run without verdicts is not a pass\n")

@@ -158,7 +158,7 @@ def _cmd_minimize(args: argparse.Namespace) -> int:
     from corpus_tool.commands.minimize import MinimizeOptions, minimize
     from corpus_tool.minimize.case import Asked
 
-    asked = Asked(args.until, args.mode, args.max_replays)
+    asked = Asked(args.until, args.mode, args.max_replays, args.model)
     options = MinimizeOptions(args.case, asked, args.dry_run, args.output, args.timeout)
     return minimize(corpus_of(args), options, sys.stdout, os.environ, sys.stderr)
 
@@ -183,6 +183,12 @@ def _args_minimize(parser: argparse.ArgumentParser) -> None:
         "--mode",
         choices=("strict", "lenient"),
         help="replay candidates in this mode (default: the case's own)",
+    )
+    parser.add_argument(
+        "--model",
+        choices=("recorded", "live"),
+        help="where each candidate's model answers come from (default: the case's own; "
+        "live: corpus.yaml replay.live_model)",
     )
     parser.add_argument(
         "--timeout",

@@ -13,6 +13,7 @@ from corpus_tool.cli.options import (
     Command,
     corpus_of,
     html_option,
+    live_options,
     output_option,
     replay_engine_options,
 )
@@ -33,7 +34,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     if args.head and args.head_results:
         raise UsageError("give --head REV or --head-results FILE, not both")
     revisions = Revisions(args.base, args.head, args.all, args.head_results) if args.base else None
-    run = RunOptions((), args.mode, args.tier, 1, args.workers, args.timeout)
+    run = RunOptions((), args.mode, args.tier, 1, args.workers, args.timeout, **live_options(args))
     options = GateOptions(
         tuple(args.documents), revisions, run, args.output, args.junit, args.markdown, args.html
     )

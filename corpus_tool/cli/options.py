@@ -7,7 +7,7 @@ import argparse
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 Handler = Callable[[argparse.Namespace], int]
 Command = tuple[str, Callable[[argparse.ArgumentParser], None], Handler]
@@ -63,6 +63,7 @@ def replay_options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         args.repeat,
         args.workers,
         args.timeout,
+        **live_options(args),
     )
     return ReplayOptions(
         run,
@@ -93,7 +94,15 @@ def args_run(parser: argparse.ArgumentParser) -> None:
         type=repeat_count,
         default=1,
         metavar="N",
-        help="replay each case N times (determinism)",
+        help="replay each case N times (determinism; with --model live: passes out of N, "
+        "a case some attempts pass is flaky)",
+    )
+    parser.add_argument(
+        "--min-pass-rate",
+        type=pass_rate,
+        metavar="R",
+        help="with --model live --repeat N: a case passing at least this share of its attempts "
+        "(0 to 1) passes instead of being flaky",
     )
     parser.add_argument(
         "-v",
@@ -138,6 +147,59 @@ def replay_engine_options(parser: argparse.ArgumentParser) -> None:
         help="wall-clock limit of one replay of a case; past it the case is an error and its "
         "worker is replaced (default: corpus.yaml replay.timeout_s, else 60)",
     )
+    live_engine_options(parser)
+
+
+def live_engine_options(parser: argparse.ArgumentParser) -> None:
+    """--model, --live-from, --max-model-calls: where the model's answers come from."""
+    parser.add_argument(
+        "--model",
+        choices=("recorded", "live"),
+        help="recorded: every answer from the recording (default: corpus.yaml replay.model); "
+        "live: corpus.yaml replay.live_model answers, the tools from the recording",
+    )
+    parser.add_argument(
+        "--live-from",
+        type=sequence_number,
+        metavar="SEQ",
+        help="with --model live: the recorded model calls before trace seq SEQ answer in "
+        "order, the live model from SEQ on",
+    )
+    parser.add_argument(
+        "--max-model-calls",
+        type=replay_budget,
+        metavar="N",
+        help="with --model live: start no new case once N live model calls were made "
+        "(the rest are skipped, reason budget)",
+    )
+
+
+def live_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The RunOptions fields of the live options (what the command line gave)."""
+    return {
+        "model": getattr(args, "model", None),
+        "live_from": getattr(args, "live_from", None),
+        "max_model_calls": getattr(args, "max_model_calls", None),
+        "min_pass_rate": getattr(args, "min_pass_rate", None),
+    }
+
+
+def pass_rate(text: str) -> float:
+    """--min-pass-rate R: a share from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a share of attempts from 0 to 1")
+    return value
+
+
+def sequence_number(text: str) -> int:
+    """--live-from SEQ: a trace's seq number, 1 or more."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a seq number of the trace (1 or more)")
+    return int(text)
 
 
 def repeat_count(text: str) -> int:

@@ -33,8 +33,8 @@ from corpus_tool.model.vocabulary import StrEnum, unreachable
 from corpus_tool.model.waiver import Broken, Waiver
 from corpus_tool.waivers.book import Book, book_from_entries, excusing, unused
 
-COUNTED = frozenset({Verdict.PASSED, Verdict.FAILED, Verdict.ERROR, Verdict.WAIVED})
-"""The verdicts a pass rate counts."""
+COUNTED = frozenset({Verdict.PASSED, Verdict.FAILED, Verdict.ERROR, Verdict.WAIVED, Verdict.FLAKY})
+"""The verdicts a pass rate counts (flaky: a live case some --repeat attempts failed)."""
 SILENT = {"tier": ("archive",), "status": ("retired", "known_unknown")}
 """expected.yaml values that keep a case out of counting, by field."""
 
@@ -210,8 +210,8 @@ def _kind(before: Verdict | None, now: Verdict, base: CaseOutcome | None) -> tup
     match now:
         case Verdict.KNOWN_UNKNOWN | Verdict.SKIPPED:
             return Kind.NOT_COUNTED, ""
-        case Verdict.FAILED | Verdict.ERROR | Verdict.WAIVED:
-            failing = True
+        case Verdict.FAILED | Verdict.ERROR | Verdict.WAIVED | Verdict.FLAKY:
+            failing = True  # flaky: some live --repeat attempts failed
         case Verdict.PASSED:
             failing = False
         case _:

@@ -10,17 +10,20 @@ from corpus_tool.minimize.shrink import DEFAULT_MAX_REPLAYS, Progress, Shrunk, s
 from corpus_tool.model.expected import Expected
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay.cases import GradeRun, trace_request
+from corpus_tool.replay.ledger import LiveRun
 from corpus_tool.replay.workers.pool import Pool
 from corpus_tool.store.corpus import Corpus
 
 
 @dataclass(frozen=True)
 class Asked:
-    """How to minimize: the trigger (`--until`; None: the default), --mode, --max-replays."""
+    """How to minimize: the trigger (`--until`; None: the default), --mode, --max-replays,
+    --model (recorded or live: the live model answers each candidate)."""
 
     until: str | None = None
     mode: str | None = None
     max_replays: int = DEFAULT_MAX_REPLAYS
+    model: str | None = None
 
 
 def shrink_case(
@@ -38,11 +41,13 @@ def shrink_case(
     Every candidate is replayed in `pool`'s workers as `check` would replay the case: the same
     mode, ignored fields and compared request fields (`trace_request`).
     """
-    request = trace_request(corpus, trace.to_doc(), expected, asked.mode)
-    oracle = pooled_oracle(corpus, pool, request, grader=grader)
     chosen = parse_until(asked.until) if asked.until is not None else None
 
     def pick(whole: Symptoms) -> Goal | None:
         return chosen or default_trigger(trace, expected, whole)
 
-    return shrink(trace, oracle, pick, asked.max_replays, progress), request.mode
+    with LiveRun.open(corpus, asked.model) as live:
+        recorded = trace_request(corpus, trace.to_doc(), expected, asked.mode)
+        request = live.request(corpus, recorded, expected)
+        oracle = pooled_oracle(corpus, pool, request, grader=grader, live=live)
+        return shrink(trace, oracle, pick, asked.max_replays, progress), request.mode

@@ -17,9 +17,11 @@ from corpus_tool.model.events import error_types
 from corpus_tool.model.results import Verdict
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay.cases import CaseResult, GradeRun, LoadedCase, Ran, judge_case
+from corpus_tool.replay.ledger import LiveRun
 from corpus_tool.replay.runner import ran_of, started
 from corpus_tool.replay.workers import wire
 from corpus_tool.replay.workers.launch import launch_for
+from corpus_tool.replay.workers.model_link import Answer
 from corpus_tool.replay.workers.pool import Job, Pool
 from corpus_tool.store.corpus import Corpus
 
@@ -33,16 +35,26 @@ def workers(corpus: Corpus, timeout_s: float | None = None) -> Iterator[Pool]:
 
 
 def pooled_oracle(
-    corpus: Corpus, pool: Pool, request: wire.CaseRequest, *, grader: GradeRun
+    corpus: Corpus,
+    pool: Pool,
+    request: wire.CaseRequest,
+    *,
+    grader: GradeRun,
+    live: LiveRun | None = None,
 ) -> Oracle:
     """Replay each candidate as `request` asks (mode, ignored and compared request fields),
-    with the candidate's document in place of the trace; grade it as `check` would."""
+    with the candidate's document in place of the trace; grade it as `check` would (a live
+    request's model calls answered by `live`)."""
 
     def oracle(trace: Trace) -> Symptoms:
         doc = trace.to_doc()
         asked = dataclasses.replace(request, trace=doc)
         loaded = LoadedCase(trace.id, request.expected, doc)
-        return symptoms_of(judge_case(corpus, loaded, asked, _replayed(pool, asked), grader=grader))
+        answer = live.answer if live is not None else None
+        result = judge_case(corpus, loaded, asked, _replayed(pool, asked, answer), grader=grader)
+        if live is not None and asked.live is not None:
+            result = live.finish(0, [result])  # the pool numbers its one job 0
+        return symptoms_of(result)
 
     return oracle
 
@@ -61,7 +73,7 @@ def symptoms_of(result: CaseResult) -> Symptoms:
     )
 
 
-def _replayed(pool: Pool, request: wire.CaseRequest) -> Ran:
+def _replayed(pool: Pool, request: wire.CaseRequest, answer: Answer | None) -> Ran:
     """One run of one candidate; an agent no worker can import is an input error (exit 2)."""
-    ((_, outcome),) = list(started(pool.run([Job(wire.encode_case(request))])))
+    ((_, outcome),) = list(started(pool.run([Job(wire.encode_case(request))], answer)))
     return ran_of(outcome)

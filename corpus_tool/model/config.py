@@ -18,10 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeGuard
+from typing import Any, Literal, TypeGuard, TypeVar
 
 from corpus_tool.model.results import Mode
 
+V = TypeVar("V")
+ModelSource = Literal["recorded", "live"]
+"""Where a replay's model answers come from (`replay.model`)."""
+LiveUnmatched = Literal["placeholder", "stub", "divergence"]
+"""What answers a live run's tool call no recorded call answers (`replay.live.unmatched`)."""
 RequestFields = Literal["shared", "all"]
 """Which model request fields strict mode compares (`replay.request_fields`)."""
 Unmapped = Literal["all", "none"]
@@ -36,18 +41,18 @@ LEXICAL_SCORER = "lexical"
 """The built-in similarity scorer: the one scorer name corpus.yaml need not register."""
 
 
-class Table(Mapping[str, str]):
-    """A name -> `module:callable` table of corpus.yaml (`scorers`, `judges`), read-only.
+class Frozen(Mapping[str, V]):
+    """A read-only name -> value table of corpus.yaml.
 
     A plain class rather than a mapping proxy, so a Config pickles (a replay worker is sent
     one)."""
 
     __slots__ = ("_items",)
 
-    def __init__(self, items: Mapping[str, str] | None = None) -> None:
+    def __init__(self, items: Mapping[str, V] | None = None) -> None:
         self._items = dict(items or {})
 
-    def __getitem__(self, name: str) -> str:
+    def __getitem__(self, name: str) -> V:
         return self._items[name]
 
     def __iter__(self) -> Iterator[str]:
@@ -60,13 +65,19 @@ class Table(Mapping[str, str]):
         return hash(tuple(self._items.items()))
 
     def __repr__(self) -> str:
-        return f"Table({self._items!r})"
+        return f"Frozen({self._items!r})"
 
-    def __getstate__(self) -> dict[str, str]:
+    def __getstate__(self) -> dict[str, V]:
         return self._items
 
-    def __setstate__(self, state: dict[str, str]) -> None:
+    def __setstate__(self, state: dict[str, V]) -> None:
         self._items = state
+
+
+Table = Frozen[str]
+"""A name -> `module:callable` table (`scorers`, `judges`)."""
+ToolFields = Frozen[tuple[str, ...]]
+"""A tool name -> argument names table (`replay.live.ignore_arguments`)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,16 @@ class RedactionSection:
 
 
 @dataclass(frozen=True)
+class LiveSection:
+    """`replay.live`: how a live replay answers tools the recording does not, and retries."""
+
+    unmatched: LiveUnmatched = "placeholder"
+    ignore_arguments: ToolFields = field(default_factory=ToolFields)
+    retries: int = 2
+    backoff_s: float = 0.5
+
+
+@dataclass(frozen=True)
 class ReplaySection:
     """`replay`: the defaults of a replay that a case or an option does not set."""
 
@@ -100,6 +121,9 @@ class ReplaySection:
     scorer: str | None = None  # a name under `scorers`, or `lexical`; None: no default scorer
     timeout_s: float = DEFAULT_TIMEOUT_S  # as written (an integer stays one)
     env: tuple[str, ...] = ()
+    model: ModelSource = "recorded"
+    live_model: str | None = None  # pkg.module:factory, loaded in the grading process
+    live: LiveSection = field(default_factory=LiveSection)
 
 
 @dataclass(frozen=True)
@@ -203,6 +227,25 @@ def _replay(section: Mapping[str, Any]) -> ReplaySection:
         scorer=scorer if isinstance(scorer, str) else None,
         timeout_s=timeout if _is_number(timeout) else DEFAULT_TIMEOUT_S,
         env=_texts(section.get("env")),
+        model="live" if section.get("model") == "live" else "recorded",
+        live_model=_text(section.get("live_model")),
+        live=_live(_section(section, "live")),
+    )
+
+
+def _live(section: Mapping[str, Any]) -> LiveSection:
+    unmatched = section.get("unmatched")
+    retries, backoff = section.get("retries"), section.get("backoff_s")
+    ignored = section.get("ignore_arguments")
+    return LiveSection(
+        unmatched=unmatched if unmatched in ("stub", "divergence") else "placeholder",
+        ignore_arguments=ToolFields(
+            {str(tool): _texts(names) for tool, names in ignored.items()}
+            if isinstance(ignored, Mapping)
+            else {}
+        ),
+        retries=retries if isinstance(retries, int) and not isinstance(retries, bool) else 2,
+        backoff_s=float(backoff) if _is_number(backoff) else 0.5,
     )
 
 

@@ -268,6 +268,10 @@ class Expected:
     """`replay.mode`: strict or lenient; None leaves it to the corpus or the command line."""
     request_fields: str | None = None
     """`replay.request_fields`: shared or all; None leaves it to the corpus (default shared)."""
+    model: str | None = None
+    """`replay.model`: recorded or live; None leaves it to the corpus or the command line."""
+    live: JSONObject = field(default_factory=dict)
+    """`replay.live`: the case's live-replay settings (`ignore_arguments`, `unmatched`)."""
     trigger: Trigger | None = None
     expect: Expect = field(default_factory=Expect)
     stubs: Mapping[str, Stub] = field(default_factory=dict)
@@ -288,6 +292,8 @@ class Expected:
             incomplete=tuple(doc.get("incomplete") or ()),
             mode=(doc.get("replay") or {}).get("mode"),
             request_fields=(doc.get("replay") or {}).get("request_fields"),
+            model=(doc.get("replay") or {}).get("model"),
+            live=dict((doc.get("replay") or {}).get("live") or {}),
             trigger=None if trigger is None else Trigger.from_doc(trigger),
             expect=Expect.from_doc(doc.get("expect") or {}),
             stubs={k: Stub.from_doc(v or {}) for k, v in (doc.get("stubs") or {}).items()},

@@ -38,9 +38,10 @@ class Verdict(StrEnum):
     KNOWN_UNKNOWN = "known_unknown"  # kept for the record, never counted
     SKIPPED = "skipped"  # retired or tier archive: kept, not run
     WAIVED = "waived"  # failed, every failing check excused by an active waiver
+    FLAKY = "flaky"  # live --repeat: some attempts passed, not all; counted as a failure
 
 
-FAILING: frozenset[Verdict] = frozenset({Verdict.FAILED, Verdict.ERROR})
+FAILING: frozenset[Verdict] = frozenset({Verdict.FAILED, Verdict.ERROR, Verdict.FLAKY})
 """The verdicts that fail a run (and a case's exit status)."""
 
 
@@ -49,6 +50,7 @@ class Mode(StrEnum):
 
     STRICT = "strict"
     LENIENT = "lenient"
+    LIVE = "live"  # the model live, the tools from the recording: requests not compared
 
 
 @dataclass(frozen=True)

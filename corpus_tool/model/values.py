@@ -100,12 +100,23 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens a provider counted for one model call."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class ModelResponse:
-    """What a model answered: text, tool calls, or both."""
+    """What a model answered: text, tool calls, or both; a live model also fills `model` (the
+    id the provider answered with) and `usage` when the provider says them."""
 
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     finish_reason: str | None = None
+    model: str | None = None
+    usage: Usage | None = None
 
     def __post_init__(self) -> None:
         # callers pass lists; a tuple keeps the value frozen

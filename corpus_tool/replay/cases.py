@@ -19,6 +19,7 @@ from corpus_tool.model.trace import Trace, Trajectory
 from corpus_tool.model.waiver import Waiver
 from corpus_tool.replay.divergence import Divergence
 from corpus_tool.replay.engine import CaseSpec, Replayed, cut_short
+from corpus_tool.replay.live import LiveRecord
 from corpus_tool.replay.matching import ignored_fields
 from corpus_tool.replay.requests import RequestNote
 from corpus_tool.replay.workers.wire import CaseRequest
@@ -55,6 +56,8 @@ class CaseResult:
     waivers: tuple[Waiver, ...] = ()
     """Active waivers naming a failing check: they waive the case (verdict `waived`) when
     together they name every failing check, else they are shown beside the failure."""
+    live: LiveRecord | None = None
+    """Set when the live model answered: its calls, usage, provider errors, unmatched calls."""
 
     @property
     def failed_checks(self) -> list[str]:

@@ -21,6 +21,7 @@ from corpus_tool.model.trace import Terminal, Trace, Trajectory
 from corpus_tool.model.values import parse_time
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.lenient import LenientSource
+from corpus_tool.replay.live import Link, LiveReplaySource, LiveSpec
 from corpus_tool.replay.matching import RecordedCall
 from corpus_tool.replay.plain import plain
 from corpus_tool.replay.recording import Recording, Script
@@ -57,6 +58,8 @@ class CaseSpec:
     mode: str
     ignored: Sequence[str] = ()
     request_fields: str = SHARED
+    live: LiveSpec | None = None
+    """Set when the live model answers (`mode` is then `live`)."""
 
 
 @dataclass(frozen=True)
@@ -78,17 +81,22 @@ class Replayed:
         return Trajectory(self.events, self.terminal, self.cut)
 
 
-def source_for(spec: CaseSpec) -> StrictSource | LenientSource:
-    """The strict or lenient source over the case's recording and script."""
+def source_for(
+    spec: CaseSpec, link: Link | None = None
+) -> StrictSource | LenientSource | LiveReplaySource:
+    """The strict, lenient or live source over the case's recording and script."""
     recording, script = Recording.of(spec.trace), Script.of(spec.expected)
+    if spec.live is not None:
+        return LiveReplaySource(recording, script, spec.live, link)
     if spec.mode == Mode.STRICT:
         return StrictSource(recording, script, spec.ignored, spec.request_fields)
     return LenientSource(recording, script, spec.ignored)
 
 
-def replay(agent: Agent, spec: CaseSpec) -> Replayed:
-    """Run `agent` on the case's input with the recording as its only world."""
-    source = source_for(spec)
+def replay(agent: Agent, spec: CaseSpec, link: Link | None = None) -> Replayed:
+    """Run `agent` on the case's input with the recording as its only world (and, live, the
+    model `link` reaches)."""
+    source = source_for(spec, link)
     rt = Runtime(source, FrozenClock(start_of(spec.trace)), random.Random(seed_of(spec.trace)))
     with no_network() as attempts:
         terminal = run_agent(agent, copy.deepcopy(spec.trace.input.to_doc()), rt)

@@ -19,6 +19,7 @@ from corpus_tool.model.trace import Trajectory
 from corpus_tool.model.values import ABSENT
 from corpus_tool.model.vocabulary import unreachable
 from corpus_tool.replay.cases import CaseResult
+from corpus_tool.replay.ledger import Totals
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.version import __version__
 
@@ -30,9 +31,10 @@ LABELS = {
     Verdict.KNOWN_UNKNOWN: "KNOWN",
     Verdict.SKIPPED: "SKIP",
     Verdict.WAIVED: "WAIVED",
+    Verdict.FLAKY: "FLAKY",
 }
 
-EXPLAINED = frozenset({Verdict.FAILED, Verdict.KNOWN_UNKNOWN, Verdict.WAIVED})
+EXPLAINED = frozenset({Verdict.FAILED, Verdict.KNOWN_UNKNOWN, Verdict.WAIVED, Verdict.FLAKY})
 """The verdicts whose failed checks the details explain."""
 
 
@@ -59,6 +61,29 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "stack": list(result.stack),
         "waived_by": [w.id for w in result.waivers] if result.verdict is Verdict.WAIVED else [],
         **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
+        **live_fields(result),
+    }
+
+
+def live_fields(result: CaseResult) -> dict[str, Any]:
+    """What a live run adds to its case: the live calls (usage, latency, provider errors),
+    the unmatched tool calls, and passes out of attempts (nothing for a recorded run)."""
+    live = result.live
+    if live is None:
+        return {}
+    return {
+        "live": {
+            "live_from": live.live_from,
+            "input_tokens": sum(c.input_tokens for c in live.calls),
+            "output_tokens": sum(c.output_tokens for c in live.calls),
+            "model_ms": round(sum(c.duration_ms for c in live.calls), 2),
+            "calls": [c.as_dict() for c in live.calls],
+        },
+        "provider_errors": [e.as_dict() for e in live.provider_errors],
+        "unmatched": list(live.unmatched),
+        "attempts": live.attempts,
+        "passes": live.passes,
+        "k": live.attempts,
     }
 
 
@@ -73,7 +98,9 @@ def trajectory_doc(trajectory: Trajectory) -> dict[str, Any]:
 def summary(results: Iterable[CaseResult]) -> dict[str, int]:
     """How many cases got each verdict, plus the total."""
     counts = Counter(r.verdict for r in results)
-    return {"total": sum(counts.values()), **{v.value: counts.get(v, 0) for v in Verdict}}
+    # `flaky` only when a case was: a recorded run's document keeps its keys
+    shown = [v for v in Verdict if v is not Verdict.FLAKY or counts.get(v)]
+    return {"total": sum(counts.values()), **{v.value: counts.get(v, 0) for v in shown}}
 
 
 def document(
@@ -92,7 +119,13 @@ def document(
         "summary": summary(results),
         "cases": [case_dict(r) for r in sorted(results, key=lambda r: r.case)],
         "waivers": [dict(w) for w in waivers],
+        **_live_totals(results),
     }
+
+
+def _live_totals(results: Sequence[CaseResult]) -> dict[str, Any]:
+    totals = Totals.of(results)
+    return {"live": totals.as_dict()} if totals is not None else {}
 
 
 def write_results(path: Path, doc: dict[str, Any]) -> None:
@@ -107,11 +140,16 @@ def write_junit(path: Path, corpus: Corpus, results: Sequence[CaseResult]) -> No
         "testsuite",
         name="corpus" if corpus.config.name is None else corpus.config.name,
         tests=str(counts["total"]),
-        failures=str(counts["failed"]),
+        failures=str(counts["failed"] + counts.get("flaky", 0)),
         errors=str(counts["error"]),
         skipped=str(counts["known_unknown"] + counts["skipped"] + counts["waived"]),
         time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
     )
+    totals = Totals.of(results)
+    if totals is not None:  # what the live model cost, for CI dashboards
+        props = ElementTree.SubElement(suite, "properties")
+        for name, value in totals.as_dict().items():
+            ElementTree.SubElement(props, "property", name=f"live.{name}", value=str(value))
     for result in sorted(results, key=lambda r: r.case):
         _junit_case(suite, result)
     tree = ElementTree.ElementTree(suite)
@@ -129,13 +167,18 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
         time=f"{result.duration_ms / 1000:.3f}",
     )
     body = "\n".join(detail_lines(result))
+    props = ElementTree.SubElement(case, "properties")
     if result.not_reached:  # distinct from failures: the run stopped before these
-        props = ElementTree.SubElement(case, "properties")
         ElementTree.SubElement(
             props, "property", name="not_reached", value=" ".join(result.not_reached)
         )
+    if result.live is not None:
+        for name, value in _junit_live(result).items():
+            ElementTree.SubElement(props, "property", name=name, value=str(value))
+    if not len(props):
+        case.remove(props)
     match result.verdict:
-        case Verdict.FAILED:
+        case Verdict.FAILED | Verdict.FLAKY:
             ElementTree.SubElement(case, "failure", message=headline(result)).text = body
         case Verdict.ERROR:
             ElementTree.SubElement(case, "error", message=result.error or "error").text = body
@@ -152,6 +195,18 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
         ElementTree.SubElement(case, "system-out").text = result.output
 
 
+def _junit_live(result: CaseResult) -> dict[str, Any]:
+    fields = live_fields(result)
+    return {
+        "live.input_tokens": fields["live"]["input_tokens"],
+        "live.output_tokens": fields["live"]["output_tokens"],
+        "live.model_ms": fields["live"]["model_ms"],
+        "live.unmatched": len(fields["unmatched"]),
+        "live.attempts": fields["attempts"],
+        "live.passes": fields["passes"],
+    }
+
+
 def headline(result: CaseResult) -> str:
     """One line per case: verdict, id, mode, and why it failed."""
     tag = LABELS[result.verdict]
@@ -165,6 +220,8 @@ def headline(result: CaseResult) -> str:
     extra = "  (known_unknown: never counted)" if result.verdict is Verdict.KNOWN_UNKNOWN else ""
     if result.verdict is Verdict.WAIVED:
         extra = f"  {waived_line(result)}"
+    if result.live is not None and result.live.attempts > 1:
+        extra += f"  (passed {result.live.passes} of {result.live.attempts})"
     # no timing here: the text report of an unchanged corpus is the same on every run, with
     # any number of workers (durations are in --results and the JUnit file)
     return f"{label}  [{result.mode}]{'  ' + why if why else ''}{extra}"

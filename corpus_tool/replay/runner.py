@@ -11,7 +11,7 @@ import itertools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from corpus_tool.replay.cases import (
     skip_reason,
     skipped,
 )
+from corpus_tool.replay.ledger import BUDGET, LiveRun
 from corpus_tool.replay.workers import wire
 from corpus_tool.replay.workers.launch import launch_for
 from corpus_tool.replay.workers.pool import Job, Outcome, Pool, StartError
@@ -36,7 +37,8 @@ from corpus_tool.store.corpus import Corpus, check_case_id
 
 @dataclass(frozen=True)
 class RunOptions:
-    """Which cases, how: ids (empty: all), --mode, --tier, --repeat, --workers, --timeout."""
+    """Which cases, how: ids (empty: all), --mode, --tier, --repeat, --workers, --timeout;
+    --model, --live-from, --max-model-calls, --min-pass-rate (live runs)."""
 
     cases: tuple[str, ...] = ()
     mode: str | None = None
@@ -44,6 +46,10 @@ class RunOptions:
     repeat: int = 1
     workers: int = 1
     timeout_s: float | None = None
+    model: str | None = None
+    live_from: int | None = None
+    max_model_calls: int | None = None
+    min_pass_rate: float | None = None
 
 
 def requested_cases(corpus: Corpus, options: RunOptions) -> list[str]:
@@ -103,6 +109,21 @@ def run_cases(
     `pool` (the pytest plugin's, kept across items) is used and left running; without it the
     run starts its own, `options.workers` wide, only once a case needs an agent.
     """
+    with LiveRun.open(
+        corpus, options.model, options.live_from, options.max_model_calls, options.min_pass_rate
+    ) as live:  # before any case: a bad replay.live_model is exit 2 here
+        yield from _run_cases(corpus, ids, options, grader, load, pool, live)
+
+
+def _run_cases(
+    corpus: Corpus,
+    ids: Sequence[str],
+    options: RunOptions,
+    grader: GradeRun,
+    load: Load | None,
+    pool: Pool | None,
+    live: LiveRun,
+) -> Iterator[CaseResult]:
     snapshot = Snapshot.take(corpus, ids)
     order = _InOrder()
     flight: dict[int, tuple[int, LoadedCase, wire.CaseRequest]] = {}  # job -> place, case, ask
@@ -114,7 +135,12 @@ def run_cases(
             if isinstance(entry, CaseResult):
                 order.add(entry)
                 continue
-            request = case_request(corpus, entry, options.mode)
+            request = live.request(
+                corpus, case_request(corpus, entry, options.mode), entry.expected
+            )
+            if request.live is not None and live.spent():
+                order.add(live.skip(skipped(entry, BUDGET)))
+                continue
             flight[next(numbers)] = (order.add(None), entry, request)
             yield Job(wire.encode_case(request), options.repeat)
 
@@ -124,10 +150,16 @@ def run_cases(
     if first is None:
         return
     with _workers(corpus, options, pool) as workers:
-        for job, outcome in started(workers.run(itertools.chain([first], queue))):
+        outcomes = workers.run(itertools.chain([first], queue), answer=live.answer)
+        for job, outcome in started(outcomes):
             place, loaded, request = flight.pop(job)
             ran = ran_of(outcome)
-            order.done(place, judge_case(corpus, loaded, request, ran, grader=grader))
+            if request.live is not None:  # each attempt graded: answers vary run to run
+                attempts = [replace(ran, runs=[r]) for r in ran.runs] or [ran]
+                graded = [judge_case(corpus, loaded, request, a, grader=grader) for a in attempts]
+                order.done(place, live.finish(job, graded))
+            else:
+                order.done(place, judge_case(corpus, loaded, request, ran, grader=grader))
             yield from order.take()
     yield from order.take()
 

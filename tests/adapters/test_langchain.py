@@ -147,3 +147,20 @@ def test_hand_written_tool_loop_replays_and_catches_the_rebuilt_error(
     replayed = replay_case(case, run)
     assert replayed.divergence is None, replayed.divergence
     assert replayed.terminal.output == "It is sunny in Tokyo."
+
+
+def test_live_model_says_the_model_id_and_usage_the_provider_answered_with() -> None:
+    """What `--model live` books per call: the wrapper passes LangChain's metadata on."""
+    said = AIMessage(
+        "hi",
+        response_metadata={"model_name": "gpt-4.1-mini-2025-04-14"},
+        usage_metadata={"input_tokens": 11, "output_tokens": 4, "total_tokens": 15},
+    )
+    answer = live_model(ScriptedChatModel(messages=iter([said])))(
+        [{"role": "user", "content": "x"}]
+    )
+    assert answer.model == "gpt-4.1-mini-2025-04-14"
+    assert answer.usage is not None and (answer.usage.input_tokens, answer.usage.output_tokens) == (
+        11,
+        4,
+    )

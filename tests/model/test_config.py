@@ -30,7 +30,9 @@ def _promised() -> dict[str, Any]:
 
 
 def _plain(value: object) -> object:
-    """A Config value as YAML writes it: tuples as lists, tables as mappings."""
+    """A Config value as YAML writes it: tuples as lists, tables and sections as mappings."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, tuple):

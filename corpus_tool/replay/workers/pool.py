@@ -17,6 +17,7 @@ untouched, and a fresh worker takes over.
 from __future__ import annotations
 
 import contextlib
+import functools
 import selectors
 import time
 from collections import deque
@@ -24,7 +25,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from corpus_tool.replay.workers import wire
+from corpus_tool.replay.workers import model_link, wire
+from corpus_tool.replay.workers.model_calls import ModelCalls
+from corpus_tool.replay.workers.model_link import Answer, ModelReply
 from corpus_tool.replay.workers.process import START_FLOOR_S, Failed, Fault, Launch, Worker
 
 __all__ = ["Fault", "Job", "Launch", "Outcome", "Pool", "StartError"]
@@ -68,6 +71,7 @@ class _Slot:
     sent: deque[int] = field(default_factory=deque)  # job index of each run sent, oldest first
     tickets: deque[int] = field(default_factory=deque)  # the run number each of them carries
     runs: deque[int] = field(default_factory=deque)  # runs of its current job not sent yet
+    paused: float | None = None  # time left of the run while the live model answers for it
 
     @property
     def busy(self) -> bool:
@@ -88,6 +92,8 @@ class Pool:
         self._todo: deque[int] = deque()
         self._progress: dict[int, _Progress] = {}
         self._tickets = 0  # run numbers: each reply must carry the one of the run it answers
+        self._answer_model: Answer | None = None
+        self._calls = ModelCalls(len(self._slots))
 
     def __enter__(self) -> Pool:
         return self
@@ -99,12 +105,20 @@ class Pool:
         """Stop every worker."""
         for slot in self._slots:
             self._retire(slot)
+        self._calls.close()
 
-    def run(self, jobs: Iterable[Job]) -> Iterator[tuple[int, Outcome]]:
-        """Run every job; yields (index, outcome) as each finishes (StartError: no import)."""
+    def run(
+        self, jobs: Iterable[Job], answer: Answer | None = None
+    ) -> Iterator[tuple[int, Outcome]]:
+        """Run every job; yields (index, outcome) as each finishes (StartError: no import).
+
+        `answer` answers the model requests of live runs (model_link.py), here in the parent.
+        """
+        self._answer_model = answer
         self._jobs, self._source, self._taken = {}, iter(jobs), 0
         self._todo, self._progress = deque(), {}
         selector = selectors.DefaultSelector()
+        selector.register(self._calls.wake, selectors.EVENT_READ, None)
         for slot in self._slots:  # workers kept from an earlier run (the pytest plugin's)
             if slot.worker is not None:
                 selector.register(slot.worker.replies, selectors.EVENT_READ, slot)
@@ -191,11 +205,14 @@ class Pool:
 
     def _wait(self, selector: selectors.BaseSelector) -> Iterator[tuple[int, Outcome]]:
         deadlines = [s.deadline for s in self._slots if s.busy and s.deadline is not None]
-        if not deadlines:
+        if not deadlines and not self._calls.busy:
             return
-        events = selector.select(max(0.0, min(deadlines) - time.monotonic()))
-        for key, _ in events:
-            yield from self._answer(key.data, selector)
+        left = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+        for key, _ in selector.select(left):
+            if key.data is None:  # live model calls finished
+                yield from self._answered(selector)
+            else:
+                yield from self._answer(key.data, selector)
         now = time.monotonic()
         for slot in self._slots:  # past the deadline and silent: read() samples, then stops it
             if slot.busy and slot.deadline is not None and slot.deadline <= now:
@@ -206,7 +223,7 @@ class Pool:
     ) -> Iterator[tuple[int, Outcome]]:
         if slot.worker is None:
             return  # already handled in this round
-        if not slot.busy:  # it speaks unasked (agent code writing into the pipe): unfit
+        if not slot.busy or slot.paused is not None:  # it speaks unasked: unfit
             self._drop(slot, selector)
             return
         assert slot.deadline is not None
@@ -220,8 +237,59 @@ class Pool:
             return
         if slot.starting:
             yield from self._started(slot, reply, selector)
+        elif reply["kind"] == model_link.MODEL:
+            yield from self._model_call(slot, reply, selector)
         else:
             yield from self._finished_run(slot, reply, selector)
+
+    def _model_call(
+        self, slot: _Slot, message: dict[str, Any], selector: selectors.BaseSelector
+    ) -> Iterator[tuple[int, Outcome]]:
+        """A live run's model request, answered here: on a thread (model_calls.py) when other
+        workers may need the loop meanwhile. The worker's time limit stops while it waits: the
+        time the model takes is not the agent's."""
+        assert slot.worker is not None and slot.deadline is not None
+        problem = None
+        if message.get("run") != slot.tickets[0]:
+            problem = "the worker asked the model for another run than it was given"
+        elif self._answer_model is None:
+            problem = "the worker asked for a live model in a run with the recorded model"
+        try:
+            body = model_link.request_of(message) if problem is None else {}
+        except wire.WireError as err:
+            problem = f"the worker sent an unusable model request: {err}"
+        if problem is not None or self._answer_model is None:
+            failed = slot.worker.failed(problem or "no live model")
+            yield from self._fail(slot, selector, failed.fault, failed.output)
+            return
+        index = slot.sent[0]
+        call = functools.partial(
+            self._answer_model, index, len(self._progress[index].replies), body
+        )
+        slot.paused, slot.deadline = slot.deadline - time.monotonic(), None
+        if len(self._slots) == 1:  # no other worker to keep going: no thread hand-off
+            yield from self._resume(slot, call(), selector)
+            return
+        self._calls.start((self._slots.index(slot), slot.tickets[0]), call)
+
+    def _answered(self, selector: selectors.BaseSelector) -> Iterator[tuple[int, Outcome]]:
+        """Send each finished live model call's answer to its worker."""
+        for (place, ticket), reply in self._calls.done():
+            slot = self._slots[place]
+            if slot.worker is None or slot.paused is None or list(slot.tickets)[:1] != [ticket]:
+                continue  # the worker was stopped meanwhile
+            yield from self._resume(slot, reply, selector)
+
+    def _resume(
+        self, slot: _Slot, reply: ModelReply, selector: selectors.BaseSelector
+    ) -> Iterator[tuple[int, Outcome]]:
+        """The model's answer to its worker; the run's clock runs again."""
+        assert slot.worker is not None and slot.paused is not None
+        slot.deadline, slot.paused = time.monotonic() + slot.paused, None
+        try:
+            slot.worker.send(model_link.encode_answer(reply))
+        except Failed as failed:
+            yield from self._fail(slot, selector, failed.fault, failed.output)
 
     def _started(
         self, slot: _Slot, reply: dict[str, Any], selector: selectors.BaseSelector
@@ -301,6 +369,9 @@ class Pool:
         self._retire(slot)
 
     def _retire(self, slot: _Slot) -> None:
+        if slot.paused is not None and slot.tickets:
+            self._calls.drop((self._slots.index(slot), slot.tickets[0]))
+        slot.paused = None
         if slot.worker is not None:
             slot.worker.stop()
         slot.worker, slot.starting, slot.deadline = None, False, None

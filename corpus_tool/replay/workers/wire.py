@@ -43,6 +43,7 @@ from corpus_tool.model.trace import Terminal, Trace
 from corpus_tool.model.values import ABSENT
 from corpus_tool.replay.divergence import KINDS, Divergence
 from corpus_tool.replay.engine import TERMINAL_STATUSES, CaseSpec, Replayed
+from corpus_tool.replay.live import LiveSpec
 from corpus_tool.replay.requests import AGENT, RECORDING, SHARED, RequestNote
 
 HEADER = struct.Struct(">Q")
@@ -142,11 +143,14 @@ class CaseRequest:
     mode: str
     ignored: Sequence[str] = ()
     request_fields: str = SHARED
+    live: LiveSpec | None = None
 
     def spec(self) -> CaseSpec:
         """In the worker: the case to replay."""
         trace = Trace.from_doc(self.trace)
-        return CaseSpec(trace, self.expected, self.mode, self.ignored, self.request_fields)
+        return CaseSpec(
+            trace, self.expected, self.mode, self.ignored, self.request_fields, self.live
+        )
 
 
 def encode_case(request: CaseRequest) -> bytes:
@@ -186,7 +190,7 @@ def decode_reply(payload: bytes) -> dict[str, Any]:
     return message
 
 
-KINDS_OF_REPLY = ("ready", "import_error", "replay", "error")
+KINDS_OF_REPLY = ("ready", "import_error", "replay", "error", "model")
 
 
 def replay_dict(run: Replayed) -> dict[str, Any]:

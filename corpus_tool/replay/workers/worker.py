@@ -25,6 +25,7 @@ import signal
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +33,12 @@ from typing import Any
 
 from corpus_tool.errors import CorpusError
 from corpus_tool.replay.engine import AgentContractError, CaseSpec, replay
+from corpus_tool.replay.live import Link
 from corpus_tool.replay.workers import wire
 from corpus_tool.replay.workers.fence import Fence
 from corpus_tool.replay.workers.isolation import Isolation, Protection, isolate
 from corpus_tool.replay.workers.loader import Agent, entrypoint
+from corpus_tool.replay.workers.model_link import PipeModel
 from corpus_tool.store.corpus import Corpus
 
 BOOT = (
@@ -53,6 +56,7 @@ class Channel:
 
     def __init__(self) -> None:
         self.requests, self.replies = os.dup(0), os.dup(1)  # dup'ed fds are not inheritable
+        self.pending: deque[bytes] = deque()  # cases queued while a live model call waited
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.close(devnull)
@@ -68,6 +72,9 @@ class Channel:
         wire.write_frame(self.replies, payload)
 
     def receive(self) -> bytes:
+        return self.pending.popleft() if self.pending else self.read()
+
+    def read(self) -> bytes:
         return wire.read_frame(self.requests, limit=1 << 62)
 
     def close(self) -> None:
@@ -163,7 +170,7 @@ def main() -> None:
     channel.send({"kind": "ready", "isolation": isolation.describe()})
     capture = Capture(setup.capture)
     guards = Guards(fence, forks, capture, isolation)
-    serve(channel, lambda spec: run_one(agent, spec, guards), scratch)
+    serve(channel, lambda spec, run: run_one(agent, spec, guards, PipeModel(channel, run)), scratch)
     stack_file.close()  # not reached: serve ends the process
     held.close()
 
@@ -209,7 +216,7 @@ def _stack_on_signal(path: Path) -> Any:
     return file
 
 
-def serve(channel: Channel, run: Callable[[CaseSpec], dict[str, Any]], scratch: Path) -> None:
+def serve(channel: Channel, run: Callable[[CaseSpec, int], dict[str, Any]], scratch: Path) -> None:
     """Answer each case the parent sends; exit when it closes the pipe (the parent is done, or
     was killed: the scratch directory goes either way)."""
     while True:
@@ -224,7 +231,7 @@ def serve(channel: Channel, run: Callable[[CaseSpec], dict[str, Any]], scratch: 
             error = f"the case does not fit the trace model: {err!r:.200}"
             channel.send({"kind": "error", "error": error, "output": "", "run": number})
             continue
-        channel.send({**run(spec), "run": number})
+        channel.send({**run(spec, number), "run": number})
 
 
 @dataclass(frozen=True)
@@ -237,7 +244,9 @@ class Guards:
     isolation: Isolation
 
 
-def run_one(agent: Agent, spec: CaseSpec, guards: Guards) -> dict[str, Any]:
+def run_one(
+    agent: Agent, spec: CaseSpec, guards: Guards, link: Link | None = None
+) -> dict[str, Any]:
     """Replay one case; the reply carries the replay (or why none), the output, any fault."""
     forks, capture, isolation = guards.forks, guards.capture, guards.isolation
     capture.reset()
@@ -245,7 +254,7 @@ def run_one(agent: Agent, spec: CaseSpec, guards: Guards) -> dict[str, Any]:
     processes = isolation.processes()
     isolation.refused()  # notes of an earlier case's leftovers are not this case's
     with guards.fence.armed() as refused:
-        body = _replayed(agent, spec)
+        body = _replayed(agent, spec, link)
     if forks.in_child:  # the agent forked and this is the child, back from the agent
         os._exit(0)
     faults = [f"it forked the worker ({forks.count - forked}x)"] if forks.count > forked else []
@@ -256,9 +265,9 @@ def run_one(agent: Agent, spec: CaseSpec, guards: Guards) -> dict[str, Any]:
     return body
 
 
-def _replayed(agent: Agent, spec: CaseSpec) -> dict[str, Any]:
+def _replayed(agent: Agent, spec: CaseSpec, link: Link | None) -> dict[str, Any]:
     try:
-        return {"kind": "replay", "replay": wire.replay_dict(replay(agent, spec))}
+        return {"kind": "replay", "replay": wire.replay_dict(replay(agent, spec, link))}
     except AgentContractError as err:
         return {"kind": "error", "error": str(err)}
     except KeyboardInterrupt:
