@@ -2,7 +2,9 @@
 and the one place such a document is read.
 
 `Results` is the whole document, `CaseOutcome` one case's entry; `Verdict` and `Mode` are the
-closed vocabularies of a case (divergence kinds are `model.divergence.DivergenceKind`). The
+closed vocabularies of a case (divergence kinds are `model.divergence.DivergenceKind`); a live
+run (`--model live`) adds `LiveTotals` to the document and `LiveUsage`, the unmatched tool
+calls, the provider errors and passes out of attempts to each case it ran. The
 writer is `corpus_tool.replay.results` (it turns the replay's `CaseResult`s into the document
 the schema describes, schemas/results.schema.json); every reader (`corpus gate`, `status`,
 `waivers unused`, `diff`, the gate's sides) comes here, so a document is parsed into these
@@ -64,6 +66,59 @@ class FieldNote:
 
 
 @dataclass(frozen=True)
+class ProviderFailure:
+    """One failed attempt at a live model call: the provider's status and what it said."""
+
+    status: int | str | None  # the HTTP status, `timeout`, or None when it gave none
+    message: str
+
+
+@dataclass(frozen=True)
+class LiveModelCall:
+    """One live model call of a case, as the document records it."""
+
+    attempt: int  # which --repeat run of the case made it (0 first)
+    step: int
+    model: str | None
+    input_tokens: int
+    output_tokens: int
+    duration_ms: float
+    provider_errors: tuple[ProviderFailure, ...] = ()
+    failed: bool = False
+
+
+@dataclass(frozen=True)
+class UnmatchedCall:
+    """A tool call of a live run no recorded call answered (the placeholder answered it)."""
+
+    seq: int
+    tool: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class LiveUsage:
+    """What a case's live model calls cost (`--model live`)."""
+
+    live_from: int | None
+    input_tokens: int
+    output_tokens: int
+    model_ms: float
+    calls: tuple[LiveModelCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class LiveTotals:
+    """What the live model cost the whole run: the document's top-level `live`."""
+
+    model_calls: int
+    input_tokens: int
+    output_tokens: int
+    model_ms: float
+    skipped_budget: int
+
+
+@dataclass(frozen=True)
 class CaseOutcome:
     """One case of a results document: its verdict and everything recorded about why."""
 
@@ -88,6 +143,14 @@ class CaseOutcome:
     stack: tuple[str, ...] = ()
     trajectory: Trajectory | None = None
     """The replayed run (the first of --repeat); None when the case did not run."""
+    live: LiveUsage | None = None
+    """A live run's usage (`mode: live`); None for a recorded one."""
+    provider_errors: tuple[ProviderFailure, ...] = ()
+    unmatched: tuple[UnmatchedCall, ...] = ()
+    attempts: int | None = None
+    """Live runs of the case (--repeat N); None when it did not run live."""
+    passes: int | None = None
+    k: int | None = None
 
     @property
     def raw_verdict(self) -> Verdict:
@@ -109,6 +172,8 @@ class Results:
     waiver_states: Mapping[str, str] = field(default_factory=dict)
     """Each waiver's state when the run was made, by id: `active`, `expired` or `invalid`
     (the gate judges expiry again for its own day; the HTML report shows the run's)."""
+    live: LiveTotals | None = None
+    """What the live model cost (present when a case ran live)."""
 
     def by_case(self) -> dict[str, CaseOutcome]:
         """The cases by id (each is listed once in a document `read_results` accepted)."""
@@ -157,6 +222,19 @@ def _results(doc: Mapping[str, Any], path: Path) -> Results:
         waivers=tuple(_waiver(entry, path) for entry in doc.get("waivers") or ()),
         findings=tuple(Finding(**f) for f in doc.get("findings") or ()),
         waiver_states={str(w["id"]): str(w["state"]) for w in doc.get("waivers") or ()},
+        live=_totals(doc.get("live")),
+    )
+
+
+def _totals(doc: Mapping[str, Any] | None) -> LiveTotals | None:
+    if doc is None:
+        return None
+    return LiveTotals(
+        model_calls=int(doc["model_calls"]),
+        input_tokens=int(doc["input_tokens"]),
+        output_tokens=int(doc["output_tokens"]),
+        model_ms=float(doc["model_ms"]),
+        skipped_budget=int(doc["skipped_budget"]),
     )
 
 
@@ -184,7 +262,52 @@ def _case(entry: Mapping[str, Any], path: Path) -> CaseOutcome:
         waived_by=_strings(entry.get("waived_by")),
         stack=_strings(entry.get("stack")),
         trajectory=_trajectory(entry, path),
+        live=_usage(entry.get("live")),
+        provider_errors=tuple(_failure(e) for e in entry.get("provider_errors") or ()),
+        unmatched=tuple(_unmatched(u) for u in entry.get("unmatched") or ()),
+        attempts=_count(entry.get("attempts")),
+        passes=_count(entry.get("passes")),
+        k=_count(entry.get("k")),
     )
+
+
+def _count(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def _usage(doc: Mapping[str, Any] | None) -> LiveUsage | None:
+    if doc is None:
+        return None
+    live_from = doc.get("live_from")
+    return LiveUsage(
+        live_from=None if live_from is None else int(live_from),
+        input_tokens=int(doc["input_tokens"]),
+        output_tokens=int(doc["output_tokens"]),
+        model_ms=float(doc["model_ms"]),
+        calls=tuple(_call(c) for c in doc.get("calls") or ()),
+    )
+
+
+def _call(doc: Mapping[str, Any]) -> LiveModelCall:
+    model = doc.get("model")
+    return LiveModelCall(
+        attempt=int(doc["attempt"]),
+        step=int(doc["step"]),
+        model=None if model is None else str(model),
+        input_tokens=int(doc["input_tokens"]),
+        output_tokens=int(doc["output_tokens"]),
+        duration_ms=float(doc["duration_ms"]),
+        provider_errors=tuple(_failure(e) for e in doc.get("provider_errors") or ()),
+        failed=bool(doc.get("failed")),
+    )
+
+
+def _failure(doc: Mapping[str, Any]) -> ProviderFailure:
+    return ProviderFailure(status=doc.get("status"), message=str(doc["message"]))
+
+
+def _unmatched(doc: Mapping[str, Any]) -> UnmatchedCall:
+    return UnmatchedCall(int(doc["seq"]), str(doc["tool"]), dict(doc["arguments"]))
 
 
 def _strings(items: Any) -> tuple[str, ...]:

@@ -18,7 +18,16 @@ from corpus_tool.model.divergence import Divergence
 from corpus_tool.model.events import ToolCallEvent
 from corpus_tool.model.findings import Finding
 from corpus_tool.model.json import Json, JsonObject
-from corpus_tool.model.results import CaseOutcome, FieldNote, Results, Verdict
+from corpus_tool.model.results import (
+    CaseOutcome,
+    FieldNote,
+    LiveModelCall,
+    LiveTotals,
+    ProviderFailure,
+    Results,
+    UnmatchedCall,
+    Verdict,
+)
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.model.waiver import ACTIVE, Broken, Waiver
 from corpus_tool.report import timeline
@@ -55,6 +64,7 @@ def run_view(results: Results, recordings: Recordings, meta: Sequence[Json] = ()
         "cases": [_entry(c) for c in results.cases],
         "waivers": _waivers(results),
         "findings": _findings(results),
+        **_live_totals(results.live),
     }
     return PageData(head, details)
 
@@ -97,6 +107,7 @@ def gate_view(
         "waivers": _waivers(head_results),
         "findings": _findings(head_results),
         "removed": list(decision.removed),
+        **_live_totals(head_results.live),
     }
     return PageData(head, details)
 
@@ -133,7 +144,75 @@ def _entry(case: CaseOutcome) -> JsonObject:
         "mode": case.mode.value if case.mode is not None else "",
         "why": _why(case),
         "waived_by": list(case.waived_by),
+        **_live_entry(case),
     }
+
+
+def _live_totals(totals: LiveTotals | None) -> JsonObject:
+    """The summary's live tiles: what the live model cost the run (nothing for a recorded run)."""
+    if totals is None:
+        return {}
+    live: JsonObject = {
+        "model_calls": totals.model_calls,
+        "input_tokens": totals.input_tokens,
+        "output_tokens": totals.output_tokens,
+        "model_ms": totals.model_ms,
+        "skipped_budget": totals.skipped_budget,
+    }
+    return {"live": live}
+
+
+def _live_entry(case: CaseOutcome) -> JsonObject:
+    """The list's live figures of a case: passes out of attempts, tokens, what went wrong."""
+    if case.live is None and case.attempts is None:
+        return {}
+    usage = case.live
+    live: JsonObject = {
+        "attempts": case.attempts,
+        "passes": case.passes,
+        "k": case.k,
+        "input_tokens": usage.input_tokens if usage is not None else 0,
+        "output_tokens": usage.output_tokens if usage is not None else 0,
+        "unmatched": len(case.unmatched),
+        "provider_errors": len(case.provider_errors),
+    }
+    return {"live": live}
+
+
+def _live_detail(case: CaseOutcome) -> JsonObject:
+    """The case's live part: each model call, the unmatched tool calls, the provider errors."""
+    usage = case.live
+    if usage is None:
+        return {}
+    live: JsonObject = {
+        "live_from": usage.live_from,
+        "model_ms": usage.model_ms,
+        "calls": [_live_call(c) for c in usage.calls],
+        "unmatched": [_unmatched(u) for u in case.unmatched],
+        "provider_errors": [_failure(e) for e in case.provider_errors],
+    }
+    return {"live": live}
+
+
+def _live_call(call: LiveModelCall) -> JsonObject:
+    return {
+        "attempt": call.attempt,
+        "step": call.step,
+        "model": call.model,
+        "input_tokens": call.input_tokens,
+        "output_tokens": call.output_tokens,
+        "duration_ms": call.duration_ms,
+        "provider_errors": [_failure(e) for e in call.provider_errors],
+        "failed": call.failed,
+    }
+
+
+def _unmatched(call: UnmatchedCall) -> JsonObject:
+    return {"seq": call.seq, "tool": call.tool, "arguments": dict(call.arguments)}
+
+
+def _failure(error: ProviderFailure) -> JsonObject:
+    return {"status": error.status, "message": error.message}
 
 
 def _detail(case: CaseOutcome, left: Trajectory | None) -> JsonObject:
@@ -149,6 +228,7 @@ def _detail(case: CaseOutcome, left: Trajectory | None) -> JsonObject:
         "output": case.output,
         "notes": [_note(n) for n in case.notes],
         "duration_ms": case.duration_ms,
+        **_live_detail(case),
     }
     if right is not None:
         step = divergence.step if divergence is not None else None

@@ -4,10 +4,16 @@ untrusted markup never runs. A screenshot of each view is written under the test
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from corpus_tool.testing.scripted_model import ModelScript
+from tests.conftest import Cli
 from tests.gate.gate_repo import BROKEN_PRICING, REFUND, ShopRepo
+from tests.replay.live_corpus import EDITED, live_corpus, provider
 from tests.report.conftest import HOSTILE, Browser, hostile_results
+
+__all__ = ["provider"]  # the fixture, used by name
 
 
 def _visible_ids(page: object) -> list[str]:
@@ -89,4 +95,34 @@ def test_gate_report_shows_the_regression_base_against_head(
     assert "$.arguments.amount" in changed.inner_text()  # 1990 on base, 19 on head
     assert page.locator("#case tr.added").count() == 0  # the stopped call is shown once
     page.screenshot(path=tmp_path / "gate.png", full_page=True)
+    assert errors == []
+
+
+def test_live_report_shows_the_model_cost_and_a_flaky_case_passes_out_of_k(
+    browser: Browser, cli: Cli, provider: ModelScript, tmp_path: Path
+) -> None:
+    provider.skip_rate = 0.5
+    root = live_corpus(tmp_path / "corpus", prompt=EDITED)
+    results, target = tmp_path / "live.json", tmp_path / "live.html"
+    args = ("check", "--model", "live", "--repeat", "2", "--results", results, "--html", target)
+    assert cli("-C", root, *args).code in (0, 1)
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    page, errors = browser.open(target)
+    tile = page.locator('[data-live="input_tokens"] b')
+    assert tile.inner_text() == str(doc["live"]["input_tokens"])
+    assert page.locator('[data-count="flaky"] b').inner_text() == str(doc["summary"]["flaky"])
+    page.select_option("#verdict", "flaky")
+    flaky = [c for c in doc["cases"] if c["verdict"] == "flaky"]
+    assert _visible_ids(page) == [c["case"] for c in flaky]
+    case = flaky[0]
+    page.click(f'#cases tr[data-case="{case["case"]}"]')
+    live = page.locator("#case #live")
+    live.wait_for()
+    text = live.inner_text()
+    assert f"passed {case['passes']} of {case['attempts']} attempt(s)" in text
+    usage = case["live"]
+    assert f"{usage['input_tokens']} input and {usage['output_tokens']} output tokens" in text
+    for call in case["unmatched"]:
+        assert f"seq {call['seq']} {call['tool']}" in text
+    page.screenshot(path=tmp_path / "live.png")
     assert errors == []

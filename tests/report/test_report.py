@@ -10,8 +10,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from corpus_tool.testing.scripted_model import ModelScript
 from tests.conftest import EXAMPLES, Cli
+from tests.replay.live_corpus import EDITED, live_corpus, provider
 from tests.report.conftest import HOSTILE, hostile_results, regressed
+
+__all__ = ["provider"]  # the fixture, used by name
 
 
 def _embedded(page: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -150,3 +154,46 @@ def test_report_shows_each_waiver_in_the_state_the_run_recorded(
         "W-0001": ("expired", "payments-team", None),
         "W-9999": ("invalid", None, "no owner"),
     }
+
+
+def test_report_of_a_live_repeated_run_shows_tokens_and_passes_out_of_k(
+    cli: Cli, tmp_path: Path, provider: ModelScript
+) -> None:
+    """`check --model live --repeat 2 --html`: the summary holds the run's model calls, tokens,
+    time in the model and budget skips, the flaky count among the verdicts; each live case its
+    passes out of k, its tokens, unmatched tool calls and provider errors, as the document has."""
+    provider.skip_rate = 0.5  # the edited prompt skips the lookup now and then: some flaky
+    root = live_corpus(tmp_path / "corpus", prompt=EDITED)
+    results, target = tmp_path / "live.json", tmp_path / "live.html"
+    args = ("check", "--model", "live", "--repeat", "2", "--results", results, "--html", target)
+    code, out, err = cli("-C", root, *args)
+    assert code in (0, 1), out + err
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    page = target.read_text(encoding="utf-8")
+    head, details = _embedded(page)
+    assert head["live"] == doc["live"] and doc["live"]["model_calls"] > 0
+    assert head["summary"] == doc["summary"]
+    live_cases = [c for c in doc["cases"] if c.get("mode") == "live"]
+    assert live_cases and all(c["k"] == 2 for c in live_cases)
+    rows = {c["id"]: c for c in head["cases"]}
+    for case in live_cases:
+        shown = rows[case["case"]]["live"]
+        assert (shown["passes"], shown["attempts"], shown["k"]) == (
+            case["passes"],
+            case["attempts"],
+            case["k"],
+        )
+        assert (shown["input_tokens"], shown["output_tokens"]) == (
+            case["live"]["input_tokens"],
+            case["live"]["output_tokens"],
+        )
+        assert shown["unmatched"] == len(case["unmatched"])
+        detail = details[case["case"]]["live"]
+        assert detail["calls"] == case["live"]["calls"]
+        assert detail["unmatched"] == case["unmatched"]
+        assert detail["provider_errors"] == case["provider_errors"]
+    flaky = sum(1 for c in doc["cases"] if c["verdict"] == "flaky")
+    assert doc["summary"].get("flaky", 0) == flaky >= 1  # the seeded script: one case is flaky
+    assert {c["verdict"] for c in head["cases"]} >= {"flaky"}  # the verdict filter offers it
+    assert ".v-flaky" in page and "passed ${c.live.passes} of ${c.live.k}" in page
+    assert "skipped for budget" in page and "input tokens" in page  # the summary's tiles

@@ -50,9 +50,20 @@
       const cls = HEAD.verdict === "blocked" ? "tile v v-failed" : "tile v v-passed";
       box.append(el("div", { class: cls, id: "gate-verdict" }, el("b", { text: HEAD.verdict }), "gate"));
     }
-    for (const name of TILES[HEAD.kind]) {
+    const names = [...TILES[HEAD.kind]];
+    if (HEAD.summary.flaky !== undefined) names.splice(names.indexOf("waived") + 1, 0, "flaky");
+    for (const name of names) {
       const count = HEAD.summary[name] || 0;
       box.append(el("div", { class: "tile", "data-count": name }, el("b", { text: String(count) }), name.replace("_", " ")));
+    }
+    if (HEAD.live) {
+      const live = HEAD.live;
+      for (const [name, value, label] of [["model_calls", live.model_calls, "model calls"],
+        ["input_tokens", live.input_tokens, "input tokens"], ["output_tokens", live.output_tokens, "output tokens"],
+        ["model_ms", `${(live.model_ms / 1000).toFixed(2)} s`, "in the model"],
+        ["skipped_budget", live.skipped_budget, "skipped for budget"]]) {
+        box.append(el("div", { class: "tile live", "data-live": name }, el("b", { text: String(value) }), label));
+      }
     }
     const notes = document.getElementById("notes");
     if (HEAD.waivers.length) notes.append(waiverTable(HEAD.waivers, "waivers"));
@@ -88,8 +99,13 @@
     for (const c of HEAD.cases) {
       const verdict = el("td", { class: `v v-${c.verdict}`, text: c.verdict });
       if (c.gate) verdict.append(el("div", { class: c.blocks ? "blocks" : "", text: c.gate + (c.blocks ? " (blocks)" : "") }));
+      const why = el("td", { text: c.why });
+      if (c.live) {
+        if (c.live.attempts) verdict.append(el("div", { class: "passes", text: `passed ${c.live.passes} of ${c.live.k}` }));
+        why.append(el("div", { class: "live muted", text: liveLine(c.live) }));
+      }
       const row = el("tr", { "data-case": c.id, "data-verdict": c.verdict, "data-tier": c.tier, "data-gate": c.gate || "" },
-        el("td", { text: c.id }), verdict, el("td", { text: c.tier }), el("td", { text: c.why }));
+        el("td", { text: c.id }), verdict, el("td", { text: c.tier }), why);
       row.addEventListener("click", () => { location.hash = "case=" + encodeURIComponent(c.id); });
       body.append(row);
     }
@@ -98,6 +114,44 @@
     if (HEAD.kind === "gate") options("gatekind", HEAD.cases.map((c) => c.gate)).hidden = false;
     for (const id of ["search", "verdict", "tier", "gatekind"]) document.getElementById(id).addEventListener("input", filter);
     filter();
+  }
+
+  function liveLine(live) {
+    const parts = [`${live.input_tokens} input and ${live.output_tokens} output tokens`];
+    if (live.unmatched) parts.push(`${live.unmatched} unmatched tool call(s)`);
+    if (live.provider_errors) parts.push(`${live.provider_errors} provider error(s)`);
+    return "live: " + parts.join(", ");
+  }
+
+  function liveView(entry, live) {
+    const box = el("div", { class: "box", id: "live" }, el("h3", { text: "live model" }));
+    const figures = entry.live || {};
+    if (figures.attempts) box.append(el("p", { class: "passes", text: `passed ${figures.passes} of ${figures.attempts} attempt(s) (k = ${figures.k})` }));
+    box.append(el("p", { text: `${figures.input_tokens} input and ${figures.output_tokens} output tokens, ${live.model_ms} ms in the model` + (live.live_from ? `; live from seq ${live.live_from}` : "") }));
+    if (live.calls.length) {
+      const table = el("table", { class: "calls" },
+        el("thead", {}, el("tr", {}, ...["attempt", "step", "model", "input", "output", "ms", "provider errors"].map((h) => el("th", { text: h })))));
+      const body = el("tbody");
+      for (const c of live.calls) {
+        body.append(el("tr", { class: c.failed ? "bad" : "" }, ...[c.attempt, c.step, c.model || "", c.input_tokens, c.output_tokens, c.duration_ms,
+          c.provider_errors.map((e) => `${e.status ?? "no status"}: ${e.message}`).join("; ")].map((v) => el("td", { text: String(v) }))));
+      }
+      table.append(body);
+      box.append(table);
+    }
+    if (live.unmatched.length) {
+      box.append(el("h4", { text: `${live.unmatched.length} unmatched tool call(s): no recorded call answered` }));
+      const ul = el("ul", { class: "unmatched" });
+      for (const u of live.unmatched) ul.append(el("li", {}, el("b", { text: `seq ${u.seq} ${u.tool}` }), " ", el("code", { text: JSON.stringify(u.arguments) })));
+      box.append(ul);
+    }
+    if (live.provider_errors.length) {
+      box.append(el("h4", { text: `${live.provider_errors.length} provider error(s)` }));
+      const ul = el("ul", { class: "provider-errors" });
+      for (const e of live.provider_errors) ul.append(el("li", { text: `${e.status ?? "no status"}: ${e.message}` }));
+      box.append(ul);
+    }
+    return box;
   }
 
   function filter() {
@@ -214,6 +268,7 @@
       pane.append(box);
     }
     if (detail.error) pane.append(el("div", { class: "box bad" }, el("b", { text: "error: " }), el("span", { class: "msg", text: detail.error })));
+    if (detail.live) pane.append(liveView(entry, detail.live));
     if (detail.checks.length) pane.append(el("h3", { text: "checks" }), checks(detail.checks));
     if (detail.rows) {
       pane.append(el("h3", { text: detail.rows.some((r) => r.change !== "run") ? `timeline: ${LABELS[0]} and ${LABELS[1]}, steps aligned` : `timeline: ${LABELS[1]}` }), timeline(detail));
