@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -89,6 +90,26 @@ def git_repo(tmp_path: Path) -> Path:
 
 
 TEST_KEY = "test-key-0123456789abcdef0123456789abcdef"
+
+
+@pytest.fixture
+def example_results(cli: Cli, tmp_path: Path) -> Path:
+    """The results document of a real replay of a copy of the example corpus (at
+    `tmp_path/examples`)."""
+    root = tmp_path / "examples"
+    shutil.copytree(EXAMPLES / "corpus", root)
+    path = tmp_path / "results.json"
+    assert cli("-C", root, "replay", "--results", path).code == 0
+    return path
+
+
+@pytest.fixture
+def committed_examples(git_repo: Path) -> Path:
+    """A repository whose evals/ holds the example corpus, committed."""
+    shutil.copytree(EXAMPLES / "corpus", git_repo / "evals")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "corpus")
+    return git_repo
 
 
 @pytest.fixture(autouse=True)

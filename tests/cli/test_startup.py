@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, ROOT, Cli, git
+from tests.conftest import EXAMPLES, ROOT, git
 
 
 def _modules_after(*args: str, cwd: Path) -> set[str]:
@@ -49,7 +49,6 @@ def test_init_loads_no_validator_redaction_or_replay(tmp_path: Path) -> None:
 
 
 def test_validate_with_waivers_loads_no_grader_or_runtime(tmp_path: Path) -> None:
-    import shutil
     from datetime import date, timedelta
 
     corpus = tmp_path / "corpus"
@@ -67,43 +66,27 @@ def test_validate_with_waivers_loads_no_grader_or_runtime(tmp_path: Path) -> Non
     assert "corpus_tool.model.checks" in modules
 
 
-@pytest.fixture
-def results(cli: Cli, tmp_path: Path) -> Path:
-    """The results document of a real replay of the example corpus."""
-    root = tmp_path / "examples"
-    shutil.copytree(EXAMPLES / "corpus", root)
-    path = tmp_path / "results.json"
-    assert cli("-C", root, "replay", "--results", path).code == 0
-    return path
-
-
 @pytest.mark.parametrize(
     "args", [("status",), ("status", "--results", "RESULTS"), ("waivers", "list")]
 )
 def test_reading_waivers_and_results_loads_no_replay_engine_or_grader(
-    results: Path, args: tuple[str, ...]
+    example_results: Path, args: tuple[str, ...]
 ) -> None:
-    corpus = results.parent / "examples"
-    given = [str(results) if a == "RESULTS" else a for a in args]
+    corpus = example_results.parent / "examples"
+    given = [str(example_results) if a == "RESULTS" else a for a in args]
     modules = _modules_after("-C", str(corpus), *given, cwd=ROOT)
     assert "corpus_tool.waivers.book" in modules  # the waivers were read
     loaded = {m.split(".")[1] for m in modules if m.startswith("corpus_tool.")}
     assert not loaded & {"replay", "grade"}, sorted(loaded)
 
 
-@pytest.fixture
-def history(git_repo: Path) -> Path:
-    """A repository whose evals/ holds the example corpus, committed."""
-    shutil.copytree(EXAMPLES / "corpus", git_repo / "evals")
-    git(git_repo, "add", "-A")
-    git(git_repo, "commit", "-q", "-m", "corpus")
-    return git_repo
-
-
-def test_affected_checks_the_head_corpus_yaml_without_loading_jsonschema(history: Path) -> None:
-    trace = history / "evals/cases/refund-success/trace.yaml"
+def test_affected_checks_the_head_corpus_yaml_without_loading_jsonschema(
+    committed_examples: Path,
+) -> None:
+    repo = committed_examples
+    trace = repo / "evals/cases/refund-success/trace.yaml"
     trace.write_text(trace.read_text(encoding="utf-8").replace("channel: web", "channel: app"))
-    git(history, "commit", "-q", "-am", "edit a case")
-    modules = _modules_after("-C", str(history / "evals"), "affected", "--base", "HEAD~1", cwd=ROOT)
+    git(repo, "commit", "-q", "-am", "edit a case")
+    modules = _modules_after("-C", str(repo / "evals"), "affected", "--base", "HEAD~1", cwd=ROOT)
     assert "corpus_tool.select.changed" in modules
     assert not {m for m in modules if m.split(".")[0] == "jsonschema"}
