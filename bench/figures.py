@@ -585,11 +585,13 @@ def live(bench: Bench) -> list[Row]:
 
 def _live_row(bench: Bench, few: int, many: int, workers: int) -> Row:
     found = per_call_ms(bench.work, bench.repeat, few, many, workers)
-    recorded, live_ms = found["cost_ms"]["recorded"], found["cost_ms"]["live"]
+    measured, live_ms = found["cost_ms"]["recorded"], found["cost_ms"]["live"]
+    recorded = max(0.0, measured)  # a difference of two timings: below 0 on a run too short
     raw = live_ms - recorded
     overhead = max(0.0, raw)  # below 0: live no slower than recorded, within the noise
     detail = {
         "calls": found["calls"],
+        "recorded_ms_per_call_raw": measured,
         "live_ms_per_call": live_ms,
         "overhead_ms_raw": raw,
         "wall_s": found["wall_s"],

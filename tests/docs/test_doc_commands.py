@@ -25,6 +25,7 @@ from tests.docs.scratch import this_repository, your_repository
 RUN_ELSEWHERE = {
     ("README.md", "Quick start in your repository"): "tests/docs/test_quickstart.py",
     ("README.md", "A GitHub Actions workflow"): "tests/gate/test_readme_workflow.py",
+    ("docs/replay.md", "Two model sources: recorded and live"): "tests/replay/test_live.py",
 }
 MOST_ILLUSTRATIVE = 3
 Templates = Callable[[str], Path]

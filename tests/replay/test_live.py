@@ -4,12 +4,13 @@ provider on the loopback), the tools answer from the recording."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import yaml
 
 from corpus_tool.testing.scripted_model import ModelScript
-from tests.conftest import Cli
+from tests.conftest import ROOT, Cli
 from tests.replay.live_corpus import EDITED, KEY, live_corpus, provider, set_case
 
 __all__ = ["provider"]  # the fixture, used by name
@@ -359,3 +360,35 @@ def test_live_model_calls_of_two_workers_run_at_the_same_time(
     code, out, _ = cli("-C", root, *args)
     assert code == 0, out
     assert not provider.together.broken
+
+
+LIVE_SECTION = "Two model sources: recorded and live"
+
+
+def _section_commands(doc: Path, section: str) -> list[list[str]]:
+    """The `corpus` lines of each fenced block under `## section` of `doc`, as argv lists."""
+    text = doc.read_text(encoding="utf-8").split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    blocks = text.split("```")[1::2]
+    found = []
+    for block in blocks:
+        for line in block.splitlines():
+            words = shlex.split(line.split("#", 1)[0])
+            if words[:1] == ["corpus"]:
+                found.append(words[1:])
+    return found
+
+
+def test_the_live_commands_of_replay_md_run_as_written(
+    cli: Cli, tmp_path: Path, provider: ModelScript
+) -> None:
+    """docs/replay.md's live block, line by line, in the example corpus with its live model
+    (the scripted provider): each exits 0 or 1, never a usage or input error."""
+    root = live_corpus(tmp_path)
+    lines = _section_commands(ROOT / "docs" / "replay.md", LIVE_SECTION)
+    assert len(lines) >= 3 and all(
+        "live" in " ".join(words) or words[0] == "diff" for words in lines
+    )
+    for words in lines:
+        code, out, err = cli(*words, cwd=root)
+        assert code in (0, 1), f"corpus {' '.join(words)}: {err or out}"
+        assert "Traceback" not in err
