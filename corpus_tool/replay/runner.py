@@ -150,7 +150,10 @@ def _run_cases(
     if first is None:
         return
     with _workers(corpus, options, pool) as workers:
-        outcomes = workers.run(itertools.chain([first], queue), answer=live.answer)
+        budget = live.max_calls is not None  # decided as each case starts, not ahead
+        outcomes = workers.run(
+            itertools.chain([first], queue), answer=live.answer, just_in_time=budget
+        )
         for job, outcome in started(outcomes):
             place, loaded, request = flight.pop(job)
             ran = ran_of(outcome)

@@ -259,13 +259,22 @@ def test_live_from_answers_earlier_model_calls_from_the_recording(
 def test_max_model_calls_stops_starting_cases_and_says_how_many_were_skipped(
     cli: Cli, tmp_path: Path, provider: ModelScript
 ) -> None:
+    """With one worker and a budget of one call, the first live case spends it and no other
+    starts: the provider served that one case (counted by the provider, not by us), and every
+    later live case is skipped, none of them already queued behind it."""
     root = live_corpus(tmp_path)
     results = tmp_path / "r.json"
     code, out, _ = cli(
-        "-C", root, "check", "--model", "live", "--max-model-calls", "1", "--results", results
-    )
-    skipped = [c for c in _cases(results).values() if c["reason"] == "budget"]
-    assert skipped, out
+        "-C", root, "check", "--model", "live", "--max-model-calls", "1", "-n", "1",
+        "--results", results,
+    )  # fmt: skip
+    cases = _cases(results)
+    skipped = [c for c in cases.values() if c["reason"] == "budget"]
+    ran = [c for c in cases.values() if c["mode"] == "live"]
+    assert len(ran) == 1, out
+    assert len(ran[0]["live"]["calls"]) == len(provider.requests)  # type: ignore[index]
+    live_cases = [c for c in cases.values() if c["verdict"] != "skipped" or c in skipped]
+    assert len(skipped) == len(live_cases) - 1, out
     assert all(c["verdict"] == "skipped" for c in skipped)
     assert f"{len(skipped)} case(s) skipped: the --max-model-calls budget was spent" in out
     doc = json.loads(results.read_text(encoding="utf-8"))

@@ -93,6 +93,7 @@ class Pool:
         self._progress: dict[int, _Progress] = {}
         self._tickets = 0  # run numbers: each reply must carry the one of the run it answers
         self._answer_model: Answer | None = None
+        self._just_in_time = False
         self._calls = ModelCalls(len(self._slots))
 
     def __enter__(self) -> Pool:
@@ -108,13 +109,16 @@ class Pool:
         self._calls.close()
 
     def run(
-        self, jobs: Iterable[Job], answer: Answer | None = None
+        self, jobs: Iterable[Job], answer: Answer | None = None, just_in_time: bool = False
     ) -> Iterator[tuple[int, Outcome]]:
         """Run every job; yields (index, outcome) as each finishes (StartError: no import).
 
         `answer` answers the model requests of live runs (model_link.py), here in the parent.
+        `just_in_time`: a job is taken from `jobs` only when a worker is free to start it, and
+        none is queued behind a running one, so what the iterable decides as it hands a job
+        out (the --max-model-calls budget) holds at the moment the job starts.
         """
-        self._answer_model = answer
+        self._answer_model, self._just_in_time = answer, just_in_time
         self._jobs, self._source, self._taken = {}, iter(jobs), 0
         self._todo, self._progress = deque(), {}
         selector = selectors.DefaultSelector()
@@ -135,8 +139,9 @@ class Pool:
     # -- feeding --------------------------------------------------------------------------
 
     def _take(self) -> bool:
-        """Take jobs from the iterable until two per worker wait; False when none waits."""
-        while len(self._todo) < 2 * len(self._slots):
+        """Take jobs from the iterable until two per worker wait (just in time: one per free
+        worker); False when none waits."""
+        while len(self._todo) < self._wanted():
             job = next(self._source, None)
             if job is None:
                 break
@@ -144,6 +149,11 @@ class Pool:
             self._todo.append(self._taken)
             self._taken += 1
         return bool(self._todo)
+
+    def _wanted(self) -> int:
+        if not self._just_in_time:
+            return 2 * len(self._slots)
+        return sum(1 for s in self._slots if not (s.busy or s.runs or s.sent))
 
     def _feed(self, selector: selectors.BaseSelector) -> Iterator[tuple[int, Outcome]]:
         takers = sum(1 for s in self._slots if s.worker is not None and not s.sent and not s.runs)
@@ -156,7 +166,8 @@ class Pool:
         for slot in self._slots:
             if slot.worker is not None and not slot.starting:
                 # a second, queued run only when no worker waits for work
-                yield from self._send(slot, selector, depth=1 if idle else 2)
+                depth = 1 if idle or self._just_in_time else 2
+                yield from self._send(slot, selector, depth=depth)
 
     def _begin(
         self, slot: _Slot, selector: selectors.BaseSelector
