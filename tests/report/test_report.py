@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from corpus_tool.testing.scripted_model import ModelScript
 from tests.conftest import EXAMPLES, Cli
 from tests.replay.live_corpus import EDITED, live_corpus, provider
@@ -124,6 +126,23 @@ def test_diff_html_of_two_results_documents_is_each_case_a_against_b(
     head, details = _embedded(target.read_text(encoding="utf-8"))
     assert head["title"].startswith("corpus diff") and head["labels"] == ["A", "B"]
     assert len(details) == 6 and all("rows" in details[c] for c in ("refund-success",))
+
+
+def test_diff_html_of_yaml_results_documents_shows_the_cases_diff_read(
+    example_run: tuple[Path, Path], tmp_path: Path, cli: Cli
+) -> None:
+    """diff takes a results document as YAML too; the report is built from what diff read."""
+    results, _ = example_run
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    for side in (a, b):
+        side.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    target = tmp_path / "diff.html"
+    code, _, err = cli("diff", a, b, "--html", target)
+    assert code == 0, err
+    head, details = _embedded(target.read_text(encoding="utf-8"))
+    assert set(details) == {c["case"] for c in doc["cases"]}
+    assert head["meta"][1:3] == [["A", str(a)], ["B", str(b)]]
 
 
 def test_a_failed_check_without_divergence_is_marked_at_the_step_it_names(
