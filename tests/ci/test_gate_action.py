@@ -120,15 +120,21 @@ def _run(shop: ShopRepo, url: str, base_sha: str, name: str, **inputs: str) -> d
     }
 
 
+def _pull_request(tmp_path: Path, pricing: str, message: str) -> tuple[ShopRepo, str]:
+    """The shop repository with a branch that rewrites shop/pricing.py; its base commit."""
+    shop = build(tmp_path)
+    base_sha = shop.git("rev-parse", "HEAD").strip()
+    shop.git("checkout", "-q", "-b", "change")
+    shop.write("shop/pricing.py", pricing)
+    shop.commit(message)
+    return shop, base_sha
+
+
 def test_regression_posts_one_comment_then_edits_it_and_exits_1(
     tmp_path: Path, api: tuple[StandIn, str]
 ) -> None:
     state, url = api
-    shop = build(tmp_path)
-    base_sha = shop.git("rev-parse", "HEAD").strip()
-    shop.git("checkout", "-q", "-b", "change")
-    shop.write("shop/pricing.py", BROKEN_PRICING)
-    shop.commit("refunds in display units")
+    shop, base_sha = _pull_request(tmp_path, BROKEN_PRICING, "refunds in display units")
 
     first = _run(shop, url, base_sha, "run1")
     assert first["code"] == 1, first["log"]
@@ -152,11 +158,8 @@ def test_clean_change_exits_0_and_says_so_in_the_comment(
     tmp_path: Path, api: tuple[StandIn, str]
 ) -> None:
     state, url = api
-    shop = build(tmp_path)
-    base_sha = shop.git("rev-parse", "HEAD").strip()
-    shop.git("checkout", "-q", "-b", "change")
-    shop.write("shop/pricing.py", "def refund_amount(cents):\n    return int(cents)\n")
-    shop.commit("same refunds, spelled otherwise")
+    same = "def refund_amount(cents):\n    return int(cents)\n"
+    shop, base_sha = _pull_request(tmp_path, same, "same refunds, spelled otherwise")
     ran = _run(shop, url, base_sha, "run1", comment="true")
     assert ran["code"] == 0, ran["log"]
     (posted,) = state.ours()
