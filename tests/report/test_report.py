@@ -102,6 +102,26 @@ def test_report_of_a_missing_or_foreign_file_is_a_one_line_error(cli: Cli, tmp_p
     assert not (tmp_path / "r.html").exists()
 
 
+def test_html_under_a_file_is_a_one_line_error_and_writes_nothing(
+    example_run: tuple[Path, Path], cli: Cli, tmp_path: Path
+) -> None:
+    """A report path no directory can be made for (its parent is a file; chmod does not stop
+    root): exit 2, one line naming it, no report and no temporary file left behind."""
+    results, _ = example_run
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a directory\n", encoding="utf-8")
+    target = blocker / "r.html"
+    cases = EXAMPLES / "corpus" / "cases"
+    for args in (
+        ("report", results, "-o", target),
+        ("diff", cases / "refund-success", cases / "refund-wrong-unit", "--html", target),
+    ):
+        code, _, err = cli(*args)
+        assert code == 2 and err.count("\n") == 1 and str(target) in err, (args, err)
+        assert "cannot write here" in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
+
+
 def test_diff_html_of_two_traces_aligns_their_steps(cli: Cli, tmp_path: Path) -> None:
     cases = EXAMPLES / "corpus" / "cases"
     target = tmp_path / "diff.html"
