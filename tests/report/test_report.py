@@ -35,6 +35,9 @@ def test_check_html_is_one_file_with_no_outside_reference(example_run: tuple[Pat
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|https?://(?!corpus-tool)", page)
     assert "default-src 'none'" in page  # the page may not fetch anything either
     head, details = _embedded(page)
+    doc = json.loads(example_run[0].read_text(encoding="utf-8"))
+    listed = [(c["id"], c["verdict"]) for c in head["cases"]]
+    assert listed == [(c["case"], c["verdict"]) for c in doc["cases"]]  # as the run recorded
     assert [c["id"] for c in head["cases"]] == sorted(details)
     assert {c["verdict"] for c in head["cases"]} == {"passed", "waived", "known_unknown"}
     assert ["models", "gpt-4.1-2025-04-14, deepseek-chat"] in head["meta"]
@@ -44,11 +47,16 @@ def test_report_marks_the_divergent_step_against_the_recording(
     example_run: tuple[Path, Path],
 ) -> None:
     _, details = _embedded(example_run[1].read_text(encoding="utf-8"))
+    doc = json.loads(example_run[0].read_text(encoding="utf-8"))
+    (recorded,) = [c["divergence"] for c in doc["cases"] if c["case"] == "refund-wrong-unit"]
     waived = details["refund-wrong-unit"]
     marked = [r for r in waived["rows"] if r.get("divergence")]
     assert len(marked) == 1 and marked[0]["change"] == "changed"
     assert marked[0]["a"]["type"] == "model_call"  # the recording's side is there to compare
     assert any(d["path"].startswith("$.request.messages") for d in marked[0]["diff"])
+    # the row the replay's divergence names (its seq), with the field the replay said differs
+    assert marked[0]["a"]["seq"] == recorded["expected"]["seq"]
+    assert {d["path"] for d in recorded["diff"]} <= {d["path"] for d in marked[0]["diff"]}
     assert all(r["change"] == "run" for r in details["refund-success"]["rows"])
 
 
