@@ -43,6 +43,22 @@ def test_check_html_is_one_file_with_no_outside_reference(example_run: tuple[Pat
     assert ["models", "gpt-4.1-2025-04-14, deepseek-chat"] in head["meta"]
 
 
+def test_replay_html_lists_the_cases_its_results_document_holds(cli: Cli, tmp_path: Path) -> None:
+    """`replay --html` (with and without --results): the run's cases and verdicts."""
+    results, target = tmp_path / "replay.json", tmp_path / "replay.html"
+    done = cli("-C", EXAMPLES / "corpus", "replay", "--results", results, "--html", target)
+    assert done.code == 0, done.err
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    head, _ = _embedded(target.read_text(encoding="utf-8"))
+    assert head["title"] == f"corpus replay: {doc['corpus']}" and head["summary"] == doc["summary"]
+    expected = [(c["case"], c["verdict"]) for c in doc["cases"]]
+    assert [(c["id"], c["verdict"]) for c in head["cases"]] == expected
+    alone = tmp_path / "alone.html"
+    assert cli("-C", EXAMPLES / "corpus", "replay", "--html", alone).code == 0
+    head, _ = _embedded(alone.read_text(encoding="utf-8"))
+    assert [(c["id"], c["verdict"]) for c in head["cases"]] == expected
+
+
 def test_report_marks_the_divergent_step_against_the_recording(
     example_run: tuple[Path, Path],
 ) -> None:
