@@ -1,59 +1,26 @@
 """The HTML report in headless Chromium: first paint, the case list shown, a case's timeline
 opened (its details inflated on the first open). Debian's Chromium through Playwright, with
-the flags the browser tests use (tests/report/conftest.py)."""
+the launch the browser tests use (corpus_tool/testing/browser.py)."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from corpus_tool.testing import browser
 
 
 def available() -> str | None:
     """Why the browser figures cannot be measured here, or None when they can."""
-    if not Path(CHROMIUM).exists():
-        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (pip install playwright)"
-    return None
+    return browser.missing()
 
 
 def paints(html: Path, repeat: int, case: str) -> list[dict[str, float]]:
     """Per run, in seconds from navigation start: first contentful paint, the case list
     filled, and the wall time of opening `case` (its timeline drawn)."""
-    from playwright.sync_api import sync_playwright
-
-    profile = tempfile.mkdtemp(prefix="bench-report-chromium-")
-    out = []
-    try:
-        with sync_playwright() as driver:
-            context = driver.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, args=ARGS, headless=True
-            )
-            try:
-                for _ in range(repeat):
-                    out.append(_one(context, html, case))
-            finally:
-                context.close()
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    return out
+    with browser.chromium() as context:
+        return [_one(context, html, case) for _ in range(repeat)]
 
 
 def _one(context: Any, html: Path, case: str) -> dict[str, float]:

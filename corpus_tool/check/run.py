@@ -149,9 +149,11 @@ def finish(
     command: str,
     book: Book,
     extra: dict[str, Any] | None = None,
-) -> None:
-    """Details of failures (with --diff, recording against replay), the summary, the files."""
-    if options.results is not None or options.output == "json":  # built only when shown
+) -> dict[str, Any] | None:
+    """Details of failures (with --diff, recording against replay), the summary, the files;
+    the results document when one was built (for --results, JSON output or --html)."""
+    doc = None
+    if options.results is not None or options.output == "json" or options.html is not None:
         doc = {**report.document(corpus, results, command, book.entries()), **(extra or {})}
         if options.results is not None:
             report.write_results(options.results, doc)
@@ -159,7 +161,7 @@ def finish(
             if options.junit is not None:
                 report.write_junit(options.junit, corpus, results)
             out.write(files.json_text(doc))
-            return
+            return doc
     if options.junit is not None:
         report.write_junit(options.junit, corpus, results)
     for result in sorted(results, key=lambda r: r.case):
@@ -188,6 +190,7 @@ def finish(
             f"{noted} case(s) hold model request fields only one side carries (not compared); "
             "-v lists them\n"
         )
+    return doc
 
 
 def waiver_notes(book: Book, results: Sequence[CaseResult]) -> list[str]:

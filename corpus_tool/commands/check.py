@@ -13,7 +13,6 @@ from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
 from corpus_tool.model.findings import Finding, sort_findings
 from corpus_tool.model.results import results_of
 from corpus_tool.replay.cases import LoadedCase, load_case
-from corpus_tool.replay.results import document
 from corpus_tool.replay.runner import requested_cases
 from corpus_tool.report.write import run_report
 from corpus_tool.store import recovery
@@ -49,9 +48,8 @@ def check(
     findings = validating.finish()
     caches.save()
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
-    finish(corpus, results, options, out, "check", book, extra)
-    if options.html is not None:
-        doc = {**document(corpus, results, "check", book.entries()), **extra}
+    doc = finish(corpus, results, options, out, "check", book, extra)
+    if options.html is not None and doc is not None:
         run_report(options.html, results_of(doc), corpus)
     return 1 if findings else exit_code(results)
 

@@ -73,7 +73,8 @@ def _where(given: Path, open_corpus: Callable[[], Corpus]) -> Path:
 def _suites(a: Suite, b: Suite, options: DiffOptions, ask: Ask | None, out: TextIO) -> int:
     result = compare_suites(a, b, options.ignore, ask)
     if options.html is not None and result.cases:
-        suites_report(options.html, options.a, options.b, date.today())
+        labels = (str(options.a), str(options.b))
+        suites_report(options.html, labels, a.results, b.results, date.today())
     if not result.cases:
         raise InputError(
             "no case of either results document carries a replayed run; write both with "

@@ -7,7 +7,6 @@ from typing import TextIO
 
 from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
 from corpus_tool.model.results import results_of
-from corpus_tool.replay.results import document
 from corpus_tool.replay.runner import requested_cases
 from corpus_tool.report.write import run_report
 from corpus_tool.store.corpus import Corpus
@@ -18,8 +17,7 @@ def replay(corpus: Corpus, options: ReplayOptions, out: TextIO, today: date) -> 
     """Replay and grade the selected cases; 0 when none fails (waived ones included), else 1."""
     book = read_book(corpus, today)
     results = execute(corpus, requested_cases(corpus, options.run), options, out, book)
-    finish(corpus, results, options, out, "replay", book)
-    if options.html is not None:
-        doc = document(corpus, results, "replay", book.entries())
+    doc = finish(corpus, results, options, out, "replay", book)
+    if options.html is not None and doc is not None:
         run_report(options.html, results_of(doc), corpus)
     return exit_code(results)

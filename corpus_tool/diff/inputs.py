@@ -37,9 +37,11 @@ class CaseRun:
 
 @dataclass(frozen=True)
 class Suite:
-    """A results document: the cases of one run of a corpus."""
+    """A results document: the cases of one run of a corpus, and the document as read (the
+    report lays it out as the gate does, without reading the file again)."""
 
     cases: Mapping[str, CaseRun]
+    results: Results
 
 
 Side = Run | Suite
@@ -78,7 +80,8 @@ def _trace(doc: JsonObject, path: Path, plain: bool) -> Run:
 
 def _suite(results: Results) -> Suite:
     """The cases of a results document, each with its replayed run when it ran."""
-    return Suite({c.case: CaseRun(c.verdict, _replayed(c), c.error) for c in results.cases})
+    cases = {c.case: CaseRun(c.verdict, _replayed(c), c.error) for c in results.cases}
+    return Suite(cases, results)
 
 
 def _replayed(outcome: CaseOutcome) -> Run | None:

@@ -14,7 +14,7 @@ from corpus_tool.model.json import Json
 from corpus_tool.model.results import Results
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay.cases import load_case
-from corpus_tool.report import html, load
+from corpus_tool.report import html
 from corpus_tool.report.view import Recordings, gate_view, pair_view, run_view
 from corpus_tool.store.corpus import Corpus
 
@@ -39,11 +39,12 @@ def diff_report(path: Path, labels: tuple[str, str], a: Run, b: Run, verdict: st
     return 1
 
 
-def suites_report(path: Path, a: Path, b: Path, today: date) -> int:
-    """`corpus diff --html` of two results documents: each case A against B, as the gate
-    lays them side by side (and judges them)."""
-    base, head = load.results(a), load.results(b)
-    sides = SideNames(str(a), str(b))
+def suites_report(
+    path: Path, labels: tuple[str, str], base: Results, head: Results, today: date
+) -> int:
+    """`corpus diff --html` of two results documents (as diff read them, JSON or YAML): each
+    case A against B, as the gate lays them side by side (and judges them)."""
+    sides = SideNames(*labels)
     decision = judge(base, head, today)
     html.write(path, gate_view(base, head, decision, sides, (), "corpus diff", ("A", "B")))
     return len(head.cases)

@@ -30,6 +30,7 @@ class StandIn:
     def __init__(self) -> None:
         self.comments: dict[int, str] = {9: "a reviewer's own comment"}
         self.calls: list[tuple[str, str, str]] = []  # method, path, Authorization header
+        self.refuse = False  # True: writes are forbidden (403), as to a fork's token
 
     def handle(self, method: str, path: str, auth: str, body: Any) -> tuple[int, Any]:
         self.calls.append((method, path.split("?")[0], auth))
@@ -37,7 +38,7 @@ class StandIn:
             page = int(path.rsplit("page=", 1)[1]) if "page=" in path else 1
             listed = [{"id": k, "body": v} for k, v in sorted(self.comments.items())]
             return 200, listed if page == 1 else []
-        if method == "POST" and path == "/repos/shop/agent/issues/7/comments":
+        if method == "POST" and path == "/repos/shop/agent/issues/7/comments" and not self.refuse:
             new = max(self.comments) + 1
             self.comments[new] = body["body"]
             return 201, {"id": new}
@@ -45,6 +46,8 @@ class StandIn:
             number = int(path.rsplit("/", 1)[1])
             self.comments[number] = body["body"]
             return 200, {"id": number}
+        if self.refuse:  # a fork's read-only token
+            return 403, {"message": "Resource not accessible by integration"}
         return 404, {"message": "Not Found"}
 
     def ours(self) -> list[str]:
@@ -120,15 +123,21 @@ def _run(shop: ShopRepo, url: str, base_sha: str, name: str, **inputs: str) -> d
     }
 
 
+def _pull_request(tmp_path: Path, pricing: str, message: str) -> tuple[ShopRepo, str]:
+    """The shop repository with a branch that rewrites shop/pricing.py; its base commit."""
+    shop = build(tmp_path)
+    base_sha = shop.git("rev-parse", "HEAD").strip()
+    shop.git("checkout", "-q", "-b", "change")
+    shop.write("shop/pricing.py", pricing)
+    shop.commit(message)
+    return shop, base_sha
+
+
 def test_regression_posts_one_comment_then_edits_it_and_exits_1(
     tmp_path: Path, api: tuple[StandIn, str]
 ) -> None:
     state, url = api
-    shop = build(tmp_path)
-    base_sha = shop.git("rev-parse", "HEAD").strip()
-    shop.git("checkout", "-q", "-b", "change")
-    shop.write("shop/pricing.py", BROKEN_PRICING)
-    shop.commit("refunds in display units")
+    shop, base_sha = _pull_request(tmp_path, BROKEN_PRICING, "refunds in display units")
 
     first = _run(shop, url, base_sha, "run1")
     assert first["code"] == 1, first["log"]
@@ -152,16 +161,26 @@ def test_clean_change_exits_0_and_says_so_in_the_comment(
     tmp_path: Path, api: tuple[StandIn, str]
 ) -> None:
     state, url = api
-    shop = build(tmp_path)
-    base_sha = shop.git("rev-parse", "HEAD").strip()
-    shop.git("checkout", "-q", "-b", "change")
-    shop.write("shop/pricing.py", "def refund_amount(cents):\n    return int(cents)\n")
-    shop.commit("same refunds, spelled otherwise")
+    same = "def refund_amount(cents):\n    return int(cents)\n"
+    shop, base_sha = _pull_request(tmp_path, same, "same refunds, spelled otherwise")
     ran = _run(shop, url, base_sha, "run1", comment="true")
     assert ran["code"] == 0, ran["log"]
     (posted,) = state.ours()
     assert ":white_check_mark:" in posted and ":x:" not in posted
     assert "Blocking" not in posted
+
+
+def test_a_refused_comment_is_a_warning_and_the_gate_code_stands(
+    tmp_path: Path, api: tuple[StandIn, str]
+) -> None:
+    state, url = api
+    state.refuse = True
+    shop, base_sha = _pull_request(tmp_path, BROKEN_PRICING, "refunds in display units")
+    ran = _run(shop, url, base_sha, "run1")
+    assert ran["code"] == 1 and ran["outputs"]["exit-code"] == "1", ran["log"]
+    assert "::warning::corpus gate: could not post the pull-request comment" in ran["log"]
+    assert "Traceback" not in ran["log"] and "regression" in ran["summary"]
+    assert [c[0] for c in state.calls] == ["GET", "POST"] and state.ours() == []
 
 
 def test_action_yml_runs_the_script_and_uploads_only_the_report_it_names() -> None:

@@ -6,29 +6,18 @@ from __future__ import annotations
 import copy
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from corpus_tool.testing import browser as browser_launch
 from tests.conftest import EXAMPLES, ROOT, TEST_KEY
 
-CHROMIUM = os.environ.get("CORPUS_TEST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM = os.environ.get("CORPUS_TEST_CHROMIUM", browser_launch.CHROMIUM)
 HOSTILE = '</script><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
 """Untrusted text a tool result may carry: it must show as text and never run."""
 
@@ -105,26 +94,11 @@ class Browser:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """Debian's Chromium through Playwright (no `playwright install`: no network here)."""
-    if not Path(CHROMIUM).exists():
-        why = f"no Chromium at {CHROMIUM}: apt-get install chromium, or set CORPUS_TEST_CHROMIUM"
-        pytest.skip(why)
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
-    profile = tempfile.mkdtemp(prefix="corpus-report-chromium-")
-    try:
-        with sync_api.sync_playwright() as driver:
-            context = driver.chromium.launch_persistent_context(
-                profile,
-                executable_path=CHROMIUM,
-                args=CHROMIUM_ARGS,
-                headless=True,
-                viewport={"width": 1280, "height": 860},
-            )
-            try:
-                yield Browser(context)
-            finally:
-                context.close()
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
+    why = browser_launch.missing(CHROMIUM)
+    if why is not None:
+        pytest.skip(f"{why}, or set CORPUS_TEST_CHROMIUM")
+    with browser_launch.chromium(CHROMIUM, viewport={"width": 1280, "height": 860}) as context:
+        yield Browser(context)
 
 
 @pytest.fixture

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from corpus_tool.testing.scripted_model import ModelScript
 from tests.conftest import EXAMPLES, Cli
 from tests.replay.live_corpus import EDITED, live_corpus, provider
@@ -33,20 +35,44 @@ def test_check_html_is_one_file_with_no_outside_reference(example_run: tuple[Pat
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|https?://(?!corpus-tool)", page)
     assert "default-src 'none'" in page  # the page may not fetch anything either
     head, details = _embedded(page)
+    doc = json.loads(example_run[0].read_text(encoding="utf-8"))
+    listed = [(c["id"], c["verdict"]) for c in head["cases"]]
+    assert listed == [(c["case"], c["verdict"]) for c in doc["cases"]]  # as the run recorded
     assert [c["id"] for c in head["cases"]] == sorted(details)
     assert {c["verdict"] for c in head["cases"]} == {"passed", "waived", "known_unknown"}
     assert ["models", "gpt-4.1-2025-04-14, deepseek-chat"] in head["meta"]
+
+
+def test_replay_html_lists_the_cases_its_results_document_holds(cli: Cli, tmp_path: Path) -> None:
+    """`replay --html` (with and without --results): the run's cases and verdicts."""
+    results, target = tmp_path / "replay.json", tmp_path / "replay.html"
+    done = cli("-C", EXAMPLES / "corpus", "replay", "--results", results, "--html", target)
+    assert done.code == 0, done.err
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    head, _ = _embedded(target.read_text(encoding="utf-8"))
+    assert head["title"] == f"corpus replay: {doc['corpus']}" and head["summary"] == doc["summary"]
+    expected = [(c["case"], c["verdict"]) for c in doc["cases"]]
+    assert [(c["id"], c["verdict"]) for c in head["cases"]] == expected
+    alone = tmp_path / "alone.html"
+    assert cli("-C", EXAMPLES / "corpus", "replay", "--html", alone).code == 0
+    head, _ = _embedded(alone.read_text(encoding="utf-8"))
+    assert [(c["id"], c["verdict"]) for c in head["cases"]] == expected
 
 
 def test_report_marks_the_divergent_step_against_the_recording(
     example_run: tuple[Path, Path],
 ) -> None:
     _, details = _embedded(example_run[1].read_text(encoding="utf-8"))
+    doc = json.loads(example_run[0].read_text(encoding="utf-8"))
+    (recorded,) = [c["divergence"] for c in doc["cases"] if c["case"] == "refund-wrong-unit"]
     waived = details["refund-wrong-unit"]
     marked = [r for r in waived["rows"] if r.get("divergence")]
     assert len(marked) == 1 and marked[0]["change"] == "changed"
     assert marked[0]["a"]["type"] == "model_call"  # the recording's side is there to compare
     assert any(d["path"].startswith("$.request.messages") for d in marked[0]["diff"])
+    # the row the replay's divergence names (its seq), with the field the replay said differs
+    assert marked[0]["a"]["seq"] == recorded["expected"]["seq"]
+    assert {d["path"] for d in recorded["diff"]} <= {d["path"] for d in marked[0]["diff"]}
     assert all(r["change"] == "run" for r in details["refund-success"]["rows"])
 
 
@@ -100,6 +126,26 @@ def test_report_of_a_missing_or_foreign_file_is_a_one_line_error(cli: Cli, tmp_p
     assert not (tmp_path / "r.html").exists()
 
 
+def test_html_under_a_file_is_a_one_line_error_and_writes_nothing(
+    example_run: tuple[Path, Path], cli: Cli, tmp_path: Path
+) -> None:
+    """A report path no directory can be made for (its parent is a file; chmod does not stop
+    root): exit 2, one line naming it, no report and no temporary file left behind."""
+    results, _ = example_run
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file, not a directory\n", encoding="utf-8")
+    target = blocker / "r.html"
+    cases = EXAMPLES / "corpus" / "cases"
+    for args in (
+        ("report", results, "-o", target),
+        ("diff", cases / "refund-success", cases / "refund-wrong-unit", "--html", target),
+    ):
+        code, _, err = cli(*args)
+        assert code == 2 and err.count("\n") == 1 and str(target) in err, (args, err)
+        assert "cannot write here" in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
+
+
 def test_diff_html_of_two_traces_aligns_their_steps(cli: Cli, tmp_path: Path) -> None:
     cases = EXAMPLES / "corpus" / "cases"
     target = tmp_path / "diff.html"
@@ -124,6 +170,23 @@ def test_diff_html_of_two_results_documents_is_each_case_a_against_b(
     head, details = _embedded(target.read_text(encoding="utf-8"))
     assert head["title"].startswith("corpus diff") and head["labels"] == ["A", "B"]
     assert len(details) == 6 and all("rows" in details[c] for c in ("refund-success",))
+
+
+def test_diff_html_of_yaml_results_documents_shows_the_cases_diff_read(
+    example_run: tuple[Path, Path], tmp_path: Path, cli: Cli
+) -> None:
+    """diff takes a results document as YAML too; the report is built from what diff read."""
+    results, _ = example_run
+    doc = json.loads(results.read_text(encoding="utf-8"))
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    for side in (a, b):
+        side.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    target = tmp_path / "diff.html"
+    code, _, err = cli("diff", a, b, "--html", target)
+    assert code == 0, err
+    head, details = _embedded(target.read_text(encoding="utf-8"))
+    assert set(details) == {c["case"] for c in doc["cases"]}
+    assert head["meta"][1:3] == [["A", str(a)], ["B", str(b)]]
 
 
 def test_a_failed_check_without_divergence_is_marked_at_the_step_it_names(
