@@ -14,7 +14,6 @@ from corpus_tool.model.findings import Finding, sort_findings
 from corpus_tool.model.results import results_of
 from corpus_tool.replay.cases import LoadedCase, load_case
 from corpus_tool.replay.runner import requested_cases
-from corpus_tool.report.write import run_report
 from corpus_tool.store import recovery
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.validate.run import Caches, ValidationRun, pending_forget, relative_to
@@ -50,6 +49,8 @@ def check(
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
     doc = finish(corpus, results, options, out, "check", book, extra)
     if options.html is not None and doc is not None:
+        from corpus_tool.report.write import run_report  # the HTML report only when asked
+
         run_report(options.html, results_of(doc), corpus)
     return 1 if findings else exit_code(results)
 

@@ -18,7 +18,6 @@ from corpus_tool.diff.suites import Ask, compare_suites
 from corpus_tool.diff.verdict import with_judge
 from corpus_tool.errors import CorpusError, InputError
 from corpus_tool.io import escapes, files
-from corpus_tool.report.write import diff_report, suites_report
 from corpus_tool.store.corpus import Corpus
 
 
@@ -46,6 +45,8 @@ def diff(options: DiffOptions, out: TextIO, open_corpus: Callable[[], Corpus]) -
     verdict = with_judge(found, said)
     if options.html is not None:
         labels = (str(options.a), str(options.b))
+        from corpus_tool.report.write import diff_report  # the HTML report only when asked
+
         diff_report(options.html, labels, run_a, run_b, verdict.verdict)
     if options.output == "json":
         out.write(files.json_text(pair_data(found, verdict)))
@@ -74,6 +75,8 @@ def _suites(a: Suite, b: Suite, options: DiffOptions, ask: Ask | None, out: Text
     result = compare_suites(a, b, options.ignore, ask)
     if options.html is not None and result.cases:
         labels = (str(options.a), str(options.b))
+        from corpus_tool.report.write import suites_report  # the HTML report only when asked
+
         suites_report(options.html, labels, a.results, b.results, date.today())
     if not result.cases:
         raise InputError(

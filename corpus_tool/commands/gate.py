@@ -17,7 +17,6 @@ from corpus_tool.model.results import read_results
 from corpus_tool.replay import results
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.runner import RunOptions
-from corpus_tool.report.write import gate_report
 from corpus_tool.store.corpus import locate
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -52,6 +51,8 @@ def gate(
         sides = render.SideNames(str(base_path), str(head_path))
         decision = judge(base, head, today)
         if options.html is not None:
+            from corpus_tool.report.write import gate_report  # the HTML report only when asked
+
             gate_report(options.html, base, head, decision, sides)
     else:
         root = locate(directory, cwd)
@@ -61,6 +62,8 @@ def gate(
         sides = render.SideNames(compared.base_label, compared.head_label)
         decision = judge(compared.base, compared.head, today, compared.removed)
         if options.html is not None:
+            from corpus_tool.report.write import gate_report  # the HTML report only when asked
+
             gate_report(options.html, compared.base, compared.head, decision, sides)
     _write(decision, sides, options, environ)
     if options.output == "json":

@@ -90,3 +90,10 @@ def test_affected_checks_the_head_corpus_yaml_without_loading_jsonschema(
     modules = _modules_after("-C", str(repo / "evals"), "affected", "--base", "HEAD~1", cwd=ROOT)
     assert "corpus_tool.select.changed" in modules
     assert not {m for m in modules if m.split(".")[0] == "jsonschema"}
+
+
+def test_check_without_html_loads_no_report_or_template_engine() -> None:
+    """The HTML report (and Jinja2) cost `check` nothing unless `--html` asks for one."""
+    modules = _modules_after("-C", str(EXAMPLES / "corpus"), "check", cwd=ROOT)
+    assert "corpus_tool.replay.runner" in modules  # it did replay
+    assert _loaded(modules, "corpus_tool.report", "jinja2") == []
