@@ -34,6 +34,8 @@ Unmapped = Literal["all", "none"]
 
 DEFAULT_KEY_ENV = "CORPUS_REDACTION_KEY"
 DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_RETRIES = 2
+DEFAULT_BACKOFF_S = 0.5
 DEFAULT_MAX_DAYS = 90
 """How far ahead a waiver may expire (and a new one does) when corpus.yaml sets no
 waivers.max_days."""
@@ -107,8 +109,8 @@ class LiveSection:
 
     unmatched: LiveUnmatched = "placeholder"
     ignore_arguments: ToolFields = field(default_factory=ToolFields)
-    retries: int = 2
-    backoff_s: float = 0.5
+    retries: int = DEFAULT_RETRIES
+    backoff_s: float = DEFAULT_BACKOFF_S
 
 
 @dataclass(frozen=True)
@@ -244,8 +246,10 @@ def _live(section: Mapping[str, Any]) -> LiveSection:
             if isinstance(ignored, Mapping)
             else {}
         ),
-        retries=retries if isinstance(retries, int) and not isinstance(retries, bool) else 2,
-        backoff_s=float(backoff) if _is_number(backoff) else 0.5,
+        retries=retries
+        if isinstance(retries, int) and not isinstance(retries, bool)
+        else DEFAULT_RETRIES,
+        backoff_s=float(backoff) if _is_number(backoff) else DEFAULT_BACKOFF_S,
     )
 
 

@@ -186,7 +186,8 @@ def refuse_outside_links(corpus: Corpus) -> None:
 def load_config(root: Path) -> Config:
     """Read and schema-check corpus.yaml; any problem is an InputError naming the line."""
     path = root / CONFIG_NAME
-    data, spans = files.parse_yaml_spans(files.read_bytes(path), path)
+    raw = files.read_bytes(path)
+    data, spans = files.parse_yaml_spans(raw, path)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -197,7 +198,7 @@ def load_config(root: Path) -> Config:
     errors = schema.errors("corpus", data, plain=spans is not None)
     if errors:
         first = errors[0]
-        line = yaml_lines.line_at(path.read_bytes(), tuple(first.absolute_path))
+        line = yaml_lines.line_at(raw, tuple(first.absolute_path))
         where = schema.json_path(first.absolute_path)
         raise InputError(f"{where}: {first.message}; see `corpus validate`", path, line)
     return Config.from_document(data)

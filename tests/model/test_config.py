@@ -112,7 +112,9 @@ def test_config_is_immutable() -> None:
     with pytest.raises(TypeError):
         config.scorers["e"] = "other:code"  # type: ignore[index]
     assert isinstance(config.replay.env, tuple)
-    assert hash(config) == hash(pickle.loads(pickle.dumps(config)))  # as a replay worker gets it
+    sent = pickle.loads(pickle.dumps(config))  # as a replay worker gets it
+    assert sent == config and hash(sent) == hash(config)
+    assert dict(sent.scorers) == {"e": "m:f"} and sent.replay.env == ("HOME",)
 
 
 def test_a_bad_value_is_one_error_naming_the_file_and_line(tmp_path: Path, cli: Cli) -> None:
