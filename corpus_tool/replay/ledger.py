@@ -120,7 +120,9 @@ class LiveRun:
         """The run's live side; the factory is loaded now when the run is live."""
         config = live_config(corpus)
         run = cls(config, override, live_from, max_calls, min_pass_rate)
-        run.retry = RetryPolicy(config.retries, config.backoff_s)
+        run.retry = RetryPolicy(
+            config.retries, config.backoff_s, timeout_s=float(corpus.config.replay.timeout_s)
+        )
         with run._stack:
             if (override or config.model) == LIVE:
                 run.load(corpus)

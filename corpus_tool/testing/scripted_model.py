@@ -41,6 +41,7 @@ class ModelScript:
         self.fail: deque[int] = deque()  # statuses for the next requests, then success
         self.always: int | None = None  # a status for every request (a provider that is down)
         self.together: threading.Barrier | None = None  # the first requests wait for each other
+        self.stall: threading.Event | None = None  # every request waits until it is set (a hang)
         self._seen: Counter[str] = Counter()
         self._lock = threading.Lock()
 
@@ -55,6 +56,8 @@ class ModelScript:
         with self._lock:
             self.requests.append(body)
             arrived = len(self.requests)
+        if self.stall is not None:
+            self.stall.wait()
         if self.together is not None and arrived <= self.together.parties:
             try:  # answered only once the others are asked too: calls must be concurrent
                 self.together.wait()

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import threading
 from pathlib import Path
 
+import pytest
 import yaml
 
 from corpus_tool.testing.scripted_model import ModelScript
@@ -228,6 +230,34 @@ def test_provider_429_then_200_is_retried_and_a_provider_that_stays_down_is_an_e
         assert "provider failed with status 503 after 3 attempt(s)" in str(case["error"])
         assert [e["status"] for e in case["provider_errors"]] == [503, 503, 503]  # type: ignore[union-attr]
     assert out.count("ERROR ") == 2, out
+
+
+def test_a_provider_that_never_answers_is_a_timeout_retried_then_the_case_is_an_error(
+    cli: Cli, tmp_path: Path, provider: ModelScript, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A provider that takes the request and never answers (the client's own timeout far off):
+    each attempt is given up after replay.timeout_s, retried as a timeout, then the case is an
+    error naming it; the run ends instead of hanging."""
+    root = live_corpus(tmp_path)
+    config_path = root / "corpus.yaml"
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    config["replay"]["timeout_s"] = 1
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    monkeypatch.setenv("CORPUS_LIVE_TIMEOUT_S", "600")
+    provider.stall = threading.Event()
+    results = tmp_path / "r.json"
+    try:
+        code, out, _ = cli(
+            "-C", root, "replay", "refund-success", "--model", "live", "--results", results
+        )
+    finally:
+        provider.stall.set()
+    assert code == 1, out
+    case = _cases(results)["refund-success"]
+    assert case["verdict"] == "error"
+    assert "timeout" in str(case["error"]), case["error"]
+    assert len(provider.requests) == 3  # the first attempt and replay.live.retries (2) retries
+    assert [e["status"] for e in case["provider_errors"]] == ["timeout"] * 3  # type: ignore[union-attr]
 
 
 def test_live_from_answers_earlier_model_calls_from_the_recording(
