@@ -116,12 +116,17 @@ class LiveRun:
         live_from: int | None = None,
         max_calls: int | None = None,
         min_pass_rate: float | None = None,
+        timeout_s: float | None = None,
     ) -> Iterator[LiveRun]:
-        """The run's live side; the factory is loaded now when the run is live."""
+        """The run's live side; the factory is loaded now when the run is live. An attempt at
+        a model call may take the run's time limit (`timeout_s`, --timeout, else
+        replay.timeout_s)."""
         config = live_config(corpus)
         run = cls(config, override, live_from, max_calls, min_pass_rate)
         run.retry = RetryPolicy(
-            config.retries, config.backoff_s, timeout_s=float(corpus.config.replay.timeout_s)
+            config.retries,
+            config.backoff_s,
+            timeout_s=float(timeout_s or corpus.config.replay.timeout_s),
         )
         with run._stack:
             if (override or config.model) == LIVE:
