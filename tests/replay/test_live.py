@@ -51,7 +51,9 @@ def test_check_live_passes_the_unchanged_agent(
     assert "live model: " in out and " input and " in out, out
     doc = json.loads(results.read_text(encoding="utf-8"))
     assert doc["live"]["model_calls"] == len(provider.requests) > 0
-    assert doc["live"]["input_tokens"] > 0 and doc["live"]["output_tokens"] > 0
+    served = provider.usage  # what the provider said each answer cost
+    assert doc["live"]["input_tokens"] == sum(u["prompt_tokens"] for u in served) > 0
+    assert doc["live"]["output_tokens"] == sum(u["completion_tokens"] for u in served) > 0
     success = _cases(results)["refund-success"]
     calls = success["live"]["calls"]  # type: ignore[index]
     assert [c["model"] for c in calls] == ["gpt-4.1-2025-04-14"] * 3
@@ -220,6 +222,8 @@ def test_provider_429_then_200_is_retried_and_a_provider_that_stays_down_is_an_e
     assert case["provider_errors"] == [
         {"status": 429, "message": case["provider_errors"][0]["message"]}
     ]  # type: ignore[index]
+    assert "scripted status 429" in case["provider_errors"][0]["message"]  # type: ignore[index]
+    assert len(provider.requests) == len(case["live"]["calls"]) + 1  # type: ignore[index]
     provider.always = 503
     args = ("replay", "refund-success", "inventory-zero-stock", "--model", "live")
     code, out, _ = cli("-C", root, *args, "--results", results)
