@@ -78,6 +78,7 @@ class LiveReplaySource(ReplaySource):
         self._link = link
         start = spec.live_from
         self._prefix = [m for m in recording.models if start is not None and m.seq < start]
+        self._keyed: dict[str, list[tuple[str, ToolCallEvent]]] = {}  # name -> (key, call)
 
     def model(self, request: ModelRequest, model: str | None, step: int) -> ModelAnswer:
         fresh = next((m for m in self._prefix if not self._was_used(m)), None)
@@ -88,9 +89,12 @@ class LiveReplaySource(ReplaySource):
         return self._link(request, model, step)
 
     def tool(self, name: str, arguments: dict[str, Any], step: int) -> ToolAnswer:
-        same_name = self.recording.tools_named(name)
+        if name not in self._keyed:  # each recorded call's key is worked out once per run
+            recorded = self.recording.tools_named(name)
+            self._keyed[name] = [(self._key(name, dict(c.arguments)), c) for c in recorded]
+        same_name = [c for _, c in self._keyed[name]]
         key = self._key(name, arguments)
-        matches = [c for c in same_name if self._key(name, dict(c.arguments)) == key]
+        matches = [c for k, c in self._keyed[name] if k == key]
         fresh = [c for c in matches if not self._was_used(c)]
         if fresh or matches:
             return self._tool_answer(fresh[0] if fresh else matches[-1], arguments, step)
