@@ -236,8 +236,9 @@ def test_provider_429_then_200_is_retried_and_a_provider_that_stays_down_is_an_e
     assert out.count("ERROR ") == 2, out
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])  # answered in the pool's loop, on a thread
 def test_a_provider_that_never_answers_is_a_timeout_retried_then_the_case_is_an_error(
-    cli: Cli, tmp_path: Path, provider: ModelScript, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, tmp_path: Path, provider: ModelScript, monkeypatch: pytest.MonkeyPatch, workers: str
 ) -> None:
     """A provider that takes the request and never answers (the client's own timeout far off):
     each attempt is given up after replay.timeout_s, retried as a timeout, then the case is an
@@ -252,16 +253,19 @@ def test_a_provider_that_never_answers_is_a_timeout_retried_then_the_case_is_an_
     results = tmp_path / "r.json"
     try:
         code, out, _ = cli(
-            "-C", root, "replay", "refund-success", "--model", "live", "--results", results
-        )
+            "-C", root, "replay", "refund-success", "inventory-zero-stock", "--model", "live",
+            "-n", workers,
+            "--results", results,
+        )  # fmt: skip
     finally:
         provider.stall.set()
     assert code == 1, out
-    case = _cases(results)["refund-success"]
-    assert case["verdict"] == "error"
-    assert "timeout" in str(case["error"]), case["error"]
-    assert len(provider.requests) == 3  # the first attempt and replay.live.retries (2) retries
-    assert [e["status"] for e in case["provider_errors"]] == ["timeout"] * 3  # type: ignore[union-attr]
+    for name in ("refund-success", "inventory-zero-stock"):
+        case = _cases(results)[name]
+        assert case["verdict"] == "error"
+        assert "timeout" in str(case["error"]), case["error"]
+        assert [e["status"] for e in case["provider_errors"]] == ["timeout"] * 3  # type: ignore[union-attr]
+    assert len(provider.requests) == 6  # per case: the first attempt and 2 retries
 
 
 def test_live_from_answers_earlier_model_calls_from_the_recording(
