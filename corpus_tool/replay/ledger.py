@@ -16,15 +16,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from corpus_tool.errors import InputError
+from corpus_tool.model.config import ReplaySection
 from corpus_tool.model.expected import Expected
 from corpus_tool.model.results import Verdict
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.live import (
     LIVE,
     LiveCall,
-    LiveConfig,
     LiveRecord,
-    live_config,
     live_spec,
     model_of,
     unmatched_calls,
@@ -95,7 +94,7 @@ class Totals:
 class LiveRun:
     """The live model of one run and its book (None as `model`: no case is live)."""
 
-    config: LiveConfig
+    config: ReplaySection  # corpus.yaml's replay:
     override: str | None = None
     live_from: int | None = None
     max_calls: int | None = None
@@ -116,11 +115,18 @@ class LiveRun:
         live_from: int | None = None,
         max_calls: int | None = None,
         min_pass_rate: float | None = None,
+        timeout_s: float | None = None,
     ) -> Iterator[LiveRun]:
-        """The run's live side; the factory is loaded now when the run is live."""
-        config = live_config(corpus)
+        """The run's live side; the factory is loaded now when the run is live. An attempt at
+        a model call may take the run's time limit (`timeout_s`, --timeout, else
+        replay.timeout_s)."""
+        config = corpus.config.replay
         run = cls(config, override, live_from, max_calls, min_pass_rate)
-        run.retry = RetryPolicy(config.retries, config.backoff_s)
+        run.retry = RetryPolicy(
+            config.live.retries,
+            config.live.backoff_s,
+            timeout_s=float(timeout_s or config.timeout_s),
+        )
         with run._stack:
             if (override or config.model) == LIVE:
                 run.load(corpus)
@@ -130,7 +136,7 @@ class LiveRun:
         """Import `replay.live_model` and call the factory (once)."""
         if self.model is not None:
             return self.model
-        spec = self.config.factory
+        spec = self.config.live_model
         if not spec or ":" not in spec:
             raise InputError(
                 "replay.live_model: name the factory of the live model as pkg.module:factory "

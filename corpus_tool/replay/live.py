@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from corpus_tool.io.files import canonical_json
+from corpus_tool.model.config import ReplaySection
 from corpus_tool.model.events import Event, ModelRequest, ToolCallEvent
 from corpus_tool.model.expected import Expected
 from corpus_tool.replay.divergence import DivergenceError
@@ -25,7 +26,6 @@ from corpus_tool.replay.provider import Attempt
 from corpus_tool.replay.recording import Recording, Script
 from corpus_tool.replay.runtime import ModelAnswer, ToolAnswer
 from corpus_tool.replay.sources import ReplaySource, tool_divergence
-from corpus_tool.store.corpus import Corpus
 
 RECORDED, LIVE = "recorded", "live"
 MODELS = (RECORDED, LIVE)
@@ -39,18 +39,6 @@ Link = Callable[[ModelRequest, "str | None", int], ModelAnswer]
 
 
 @dataclass(frozen=True)
-class LiveConfig:
-    """corpus.yaml's live-replay settings."""
-
-    model: str = RECORDED
-    factory: str | None = None
-    unmatched: str = "placeholder"
-    ignore_arguments: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    retries: int = 2
-    backoff_s: float = 0.5
-
-
-@dataclass(frozen=True)
 class LiveSpec:
     """How one case is replayed live (it travels to the worker with the case)."""
 
@@ -59,32 +47,18 @@ class LiveSpec:
     live_from: int | None = None
 
 
-def live_config(corpus: Corpus) -> LiveConfig:
-    """corpus.yaml `replay.model`, `replay.live_model` and `replay.live.*`, as the typed config
-    read them."""
-    replay = corpus.config.replay
-    return LiveConfig(
-        model=replay.model,
-        factory=replay.live_model,
-        unmatched=replay.live.unmatched,
-        ignore_arguments=dict(replay.live.ignore_arguments),
-        retries=replay.live.retries,
-        backoff_s=replay.live.backoff_s,
-    )
-
-
-def model_of(config: LiveConfig, expected: Expected, override: str | None) -> str:
+def model_of(config: ReplaySection, expected: Expected, override: str | None) -> str:
     """--model, else the case's replay.model, else the corpus's, else recorded."""
     return str(override or expected.model or config.model or RECORDED)
 
 
-def live_spec(config: LiveConfig, expected: Expected, live_from: int | None) -> LiveSpec:
-    """The case's settings over the corpus's: the case's unmatched policy wins, and the
-    arguments ignored are the union of both."""
-    ignored = {k: set(v) for k, v in config.ignore_arguments.items()}
+def live_spec(config: ReplaySection, expected: Expected, live_from: int | None) -> LiveSpec:
+    """The case's settings over corpus.yaml's `replay:`: the case's unmatched policy wins, and
+    the arguments ignored are the union of both."""
+    ignored = {k: set(v) for k, v in config.live.ignore_arguments.items()}
     for tool, names in _ignored(expected.live.get("ignore_arguments")).items():
         ignored.setdefault(tool, set()).update(names)
-    unmatched = str(expected.live.get("unmatched") or config.unmatched)
+    unmatched = str(expected.live.get("unmatched") or config.live.unmatched)
     frozen = {tool: tuple(sorted(names)) for tool, names in sorted(ignored.items())}
     return LiveSpec(unmatched, frozen, live_from)
 
@@ -104,6 +78,7 @@ class LiveReplaySource(ReplaySource):
         self._link = link
         start = spec.live_from
         self._prefix = [m for m in recording.models if start is not None and m.seq < start]
+        self._keyed: dict[str, list[tuple[str, ToolCallEvent]]] = {}  # name -> (key, call)
 
     def model(self, request: ModelRequest, model: str | None, step: int) -> ModelAnswer:
         fresh = next((m for m in self._prefix if not self._was_used(m)), None)
@@ -114,9 +89,12 @@ class LiveReplaySource(ReplaySource):
         return self._link(request, model, step)
 
     def tool(self, name: str, arguments: dict[str, Any], step: int) -> ToolAnswer:
-        same_name = self.recording.tools_named(name)
+        if name not in self._keyed:  # each recorded call's key is worked out once per run
+            recorded = self.recording.tools_named(name)
+            self._keyed[name] = [(self._key(name, dict(c.arguments)), c) for c in recorded]
+        same_name = [c for _, c in self._keyed[name]]
         key = self._key(name, arguments)
-        matches = [c for c in same_name if self._key(name, dict(c.arguments)) == key]
+        matches = [c for k, c in self._keyed[name] if k == key]
         fresh = [c for c in matches if not self._was_used(c)]
         if fresh or matches:
             return self._tool_answer(fresh[0] if fresh else matches[-1], arguments, step)

@@ -8,6 +8,7 @@ failed attempt is kept, so the case result can say what the provider answered.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -59,6 +60,9 @@ class RetryPolicy:
     retries: int = 2
     backoff_s: float = 0.5
     sleep: Callable[[float], None] = field(default=time.sleep, compare=False)
+    timeout_s: float | None = None
+    """How long one attempt may take (the run's `replay.timeout_s`): a provider that never
+    answers is a timeout, retried like one, never a run that hangs."""
 
 
 ModelCallable = Callable[..., Any]
@@ -72,7 +76,7 @@ def call_live(model: ModelCallable, body: Mapping[str, Any], retry: RetryPolicy)
     started = time.perf_counter()
     for attempt in range(retry.retries + 1):
         try:
-            response = model(messages, **kwargs)
+            response = _bounded(model, messages, kwargs, retry.timeout_s)
         except Exception as err:  # the team's callable: any failure is the case's, not ours
             errors.append(attempt_of(err))
             if not retryable(errors[-1]) or attempt == retry.retries:
@@ -88,6 +92,32 @@ def call_live(model: ModelCallable, body: Mapping[str, Any], retry: RetryPolicy)
             return Called(None, (*errors, failure), _since(started), failure)
         return Called(response, tuple(errors), _since(started))
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _bounded(
+    model: ModelCallable, messages: list[Any], kwargs: dict[str, Any], timeout_s: float | None
+) -> Any:
+    """`model(messages, **kwargs)`, given up on after `timeout_s`: it runs on a daemon thread,
+    so a call that never returns is left behind without holding up the run or its exit."""
+    if timeout_s is None:
+        return model(messages, **kwargs)
+    outcome: list[Any] = []
+    finished = threading.Event()
+
+    def attempt() -> None:
+        try:
+            outcome.append((True, model(messages, **kwargs)))
+        except BaseException as err:  # handed to the caller's thread as it is
+            outcome.append((False, err))
+        finished.set()
+
+    threading.Thread(target=attempt, name="corpus-live-call", daemon=True).start()
+    if not finished.wait(timeout_s):
+        raise TimeoutError(f"the live model gave no answer within {timeout_s:g}s")
+    answered, value = outcome[0]
+    if not answered:
+        raise value
+    return value
 
 
 def arguments(body: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:

@@ -110,7 +110,12 @@ def run_cases(
     run starts its own, `options.workers` wide, only once a case needs an agent.
     """
     with LiveRun.open(
-        corpus, options.model, options.live_from, options.max_model_calls, options.min_pass_rate
+        corpus,
+        options.model,
+        options.live_from,
+        options.max_model_calls,
+        options.min_pass_rate,
+        options.timeout_s,
     ) as live:  # before any case: a bad replay.live_model is exit 2 here
         yield from _run_cases(corpus, ids, options, grader, load, pool, live)
 

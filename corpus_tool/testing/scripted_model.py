@@ -38,9 +38,11 @@ class ModelScript:
         self.seed = seed
         self.skip_rate = skip_rate
         self.requests: list[dict[str, Any]] = []
+        self.usage: list[dict[str, int]] = []  # the `usage` of each answer served, in order
         self.fail: deque[int] = deque()  # statuses for the next requests, then success
         self.always: int | None = None  # a status for every request (a provider that is down)
         self.together: threading.Barrier | None = None  # the first requests wait for each other
+        self.stall: threading.Event | None = None  # every request waits until it is set (a hang)
         self._seen: Counter[str] = Counter()
         self._lock = threading.Lock()
 
@@ -48,6 +50,7 @@ class ModelScript:
         """Forget what was asked: the same requests get the same answers again."""
         with self._lock:
             self.requests.clear()
+            self.usage.clear()
             self._seen.clear()
 
     def respond(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -55,6 +58,8 @@ class ModelScript:
         with self._lock:
             self.requests.append(body)
             arrived = len(self.requests)
+        if self.stall is not None:
+            self.stall.wait()
         if self.together is not None and arrived <= self.together.parties:
             try:  # answered only once the others are asked too: calls must be concurrent
                 self.together.wait()
@@ -67,7 +72,10 @@ class ModelScript:
             rng = random.Random(f"{self.seed}:{key}:{self._seen[key]}")
         if status != 200:
             return status, {"error": {"message": f"scripted status {status}", "type": "scripted"}}
-        return 200, completion(body, decide(body, rng, self.skip_rate), rng)
+        answer = completion(body, decide(body, rng, self.skip_rate), rng)
+        with self._lock:
+            self.usage.append(answer["usage"])
+        return 200, answer
 
 
 def decide(body: dict[str, Any], rng: random.Random, skip_rate: float) -> dict[str, Any]:

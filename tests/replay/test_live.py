@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import threading
 from pathlib import Path
 
+import pytest
 import yaml
 
 from corpus_tool.testing.scripted_model import ModelScript
@@ -49,7 +51,9 @@ def test_check_live_passes_the_unchanged_agent(
     assert "live model: " in out and " input and " in out, out
     doc = json.loads(results.read_text(encoding="utf-8"))
     assert doc["live"]["model_calls"] == len(provider.requests) > 0
-    assert doc["live"]["input_tokens"] > 0 and doc["live"]["output_tokens"] > 0
+    served = provider.usage  # what the provider said each answer cost
+    assert doc["live"]["input_tokens"] == sum(u["prompt_tokens"] for u in served) > 0
+    assert doc["live"]["output_tokens"] == sum(u["completion_tokens"] for u in served) > 0
     success = _cases(results)["refund-success"]
     calls = success["live"]["calls"]  # type: ignore[index]
     assert [c["model"] for c in calls] == ["gpt-4.1-2025-04-14"] * 3
@@ -218,6 +222,8 @@ def test_provider_429_then_200_is_retried_and_a_provider_that_stays_down_is_an_e
     assert case["provider_errors"] == [
         {"status": 429, "message": case["provider_errors"][0]["message"]}
     ]  # type: ignore[index]
+    assert "scripted status 429" in case["provider_errors"][0]["message"]  # type: ignore[index]
+    assert len(provider.requests) == len(case["live"]["calls"]) + 1  # type: ignore[index]
     provider.always = 503
     args = ("replay", "refund-success", "inventory-zero-stock", "--model", "live")
     code, out, _ = cli("-C", root, *args, "--results", results)
@@ -228,6 +234,38 @@ def test_provider_429_then_200_is_retried_and_a_provider_that_stays_down_is_an_e
         assert "provider failed with status 503 after 3 attempt(s)" in str(case["error"])
         assert [e["status"] for e in case["provider_errors"]] == [503, 503, 503]  # type: ignore[union-attr]
     assert out.count("ERROR ") == 2, out
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])  # answered in the pool's loop, on a thread
+def test_a_provider_that_never_answers_is_a_timeout_retried_then_the_case_is_an_error(
+    cli: Cli, tmp_path: Path, provider: ModelScript, monkeypatch: pytest.MonkeyPatch, workers: str
+) -> None:
+    """A provider that takes the request and never answers (the client's own timeout far off):
+    each attempt is given up after replay.timeout_s, retried as a timeout, then the case is an
+    error naming it; the run ends instead of hanging."""
+    root = live_corpus(tmp_path)
+    config_path = root / "corpus.yaml"
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    config["replay"]["timeout_s"] = 1
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    monkeypatch.setenv("CORPUS_LIVE_TIMEOUT_S", "600")
+    provider.stall = threading.Event()
+    results = tmp_path / "r.json"
+    try:
+        code, out, _ = cli(
+            "-C", root, "replay", "refund-success", "inventory-zero-stock", "--model", "live",
+            "-n", workers,
+            "--results", results,
+        )  # fmt: skip
+    finally:
+        provider.stall.set()
+    assert code == 1, out
+    for name in ("refund-success", "inventory-zero-stock"):
+        case = _cases(results)[name]
+        assert case["verdict"] == "error"
+        assert "timeout" in str(case["error"]), case["error"]
+        assert [e["status"] for e in case["provider_errors"]] == ["timeout"] * 3  # type: ignore[union-attr]
+    assert len(provider.requests) == 6  # per case: the first attempt and 2 retries
 
 
 def test_live_from_answers_earlier_model_calls_from_the_recording(
