@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from corpus_tool.model.config import DEFAULT_BACKOFF_S, DEFAULT_RETRIES
 from corpus_tool.model.values import ModelResponse
 
 TIMEOUT = "timeout"
@@ -57,8 +58,8 @@ class RetryPolicy:
     """`replay.live.retries` and `replay.live.backoff_s`: retries after the first attempt, and
     the wait before the first retry (doubled each time)."""
 
-    retries: int = 2
-    backoff_s: float = 0.5
+    retries: int = DEFAULT_RETRIES
+    backoff_s: float = DEFAULT_BACKOFF_S
     sleep: Callable[[float], None] = field(default=time.sleep, compare=False)
     timeout_s: float | None = None
     """How long one attempt may take (the run's `replay.timeout_s`): a provider that never
