@@ -46,7 +46,7 @@ def shrink_case(
     def pick(whole: Symptoms) -> Goal | None:
         return chosen or default_trigger(trace, expected, whole)
 
-    with LiveRun.open(corpus, asked.model) as live:
+    with LiveRun.open(corpus, asked.model, timeout_s=pool.launch.timeout_s) as live:
         recorded = trace_request(corpus, trace.to_doc(), expected, asked.mode)
         request = live.request(corpus, recorded, expected)
         oracle = pooled_oracle(corpus, pool, request, grader=grader, live=live)
