@@ -27,7 +27,7 @@ FAULT = "fault"
 KEY_ARGUMENTS = ("idempotency_key", "idempotencyKey")
 
 
-class Source(Protocol):
+class AnswerSource(Protocol):
     """What replay asks of a source (strict, lenient, live)."""
 
     def model(self, request: ModelRequest, model: str | None, step: int) -> ModelAnswer: ...
@@ -50,7 +50,7 @@ class _Hit:
 class FaultedSource:
     """Answers through `inner`, but fails the first attempt of each faulted recorded call."""
 
-    def __init__(self, inner: Source, faulted: tuple[ToolCallEvent, ...]):
+    def __init__(self, inner: AnswerSource, faulted: tuple[ToolCallEvent, ...]):
         self._inner = inner
         self._faulted = faulted
         self._hits: dict[int, _Hit] = {}
@@ -77,7 +77,7 @@ class FaultedSource:
         return self._inner.notes()
 
 
-def with_faults(source: Source, trace: Trace) -> Source:
+def with_faults(source: AnswerSource, trace: Trace) -> AnswerSource:
     """`source` as it is, or wrapped when the trace carries faults (a variant)."""
     faulted = tuple(e for e in trace.tool_calls if e.fault is not None)
     return FaultedSource(source, faulted) if faulted else source
