@@ -6,6 +6,7 @@ a retry gets stays the recorded answer, so nothing here changes the recording it
 
 from __future__ import annotations
 
+import copy
 import http
 import re
 from dataclasses import dataclass
@@ -130,7 +131,14 @@ def _keyed(event: ToolCallEvent) -> bool:
 def fault_doc(
     fault: FaultSpec, event: ToolCallEvent, effects: list[SideEffectEvent]
 ) -> dict[str, Any]:
-    """The `fault:` block written on the faulted tool_call event."""
+    """The `fault:` block written on the faulted tool_call event: a copy sharing no value with
+    the recording (YAML would write a shared one as an anchor and an alias)."""
+    return copy.deepcopy(_fault_doc(fault, event, effects))
+
+
+def _fault_doc(
+    fault: FaultSpec, event: ToolCallEvent, effects: list[SideEffectEvent]
+) -> dict[str, Any]:
     tool = event.tool
     note = "fault injected by corpus vary; a retry gets the recorded answer"
     if fault.kind == "timeout":

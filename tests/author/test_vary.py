@@ -196,6 +196,8 @@ def test_vary_every_fault_kind_writes_a_valid_case(cli: Cli, tmp_path: Path, fau
     done = cli("-C", root, "vary", SOURCE, "--fault", fault, "--write")
     assert done.code == 0, done.err
     assert cli("-C", root, "validate").code == 0
+    text = (root / "cases" / case / "trace.yaml").read_text(encoding="utf-8")
+    assert not re.search(r"[&*]id\d", text)  # no value shared with the recording (no alias)
     trace = _doc(root, case, "trace.yaml")
     (hit,) = _faulted(trace)
     assert holds(hit["fault"], hit["result"]), hit
