@@ -103,17 +103,22 @@ def test_vary_a_case_without_a_side_effect_and_no_target_is_a_one_line_error(
 
 
 @pytest.mark.parametrize(
-    "fault",
-    ["timeout:create_refund:HTTPTimeout", "what", "http:200:create_refund", "error", "drift"],
+    ("fault", "said"),
+    [
+        ("timeout:send_mail", "never calls send_mail; its tools: get_order, create_refund"),
+        ("what", "--fault 'what': write timeout[:TOOL[:TYPE]]"),
+        ("http:200:create_refund", "a number from 400 to 599"),
+        ("error", "--fault 'error': write"),
+        ("drift:amount:create_refund", "has no field 'amount'; its fields: refund_id, state"),
+    ],
 )
 def test_vary_a_malformed_or_unknown_fault_is_a_one_line_error(
-    cli: Cli, tmp_path: Path, fault: str
+    cli: Cli, tmp_path: Path, fault: str, said: str
 ) -> None:
     root = copy_corpus(tmp_path)
-    if fault.startswith("timeout"):  # well formed, but the case never calls the tool
-        fault = "timeout:send_mail"
     done = cli("-C", root, "vary", SOURCE, "--fault", fault, "--write")
     assert done.code == 2 and done.err.count("\n") == 1, done.err
+    assert said in done.err
     assert not [p for p in (root / "cases").iterdir() if "~" in p.name]
 
 

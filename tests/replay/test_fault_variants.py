@@ -170,5 +170,9 @@ def test_live_mode_runs_the_whole_reaction_to_the_fault(
     events = _events(case)
     assert events[-1]["type"] == "model_call"  # the model answered the 503 itself
     assert case["trajectory"]["terminal"]["status"] != "unknown"
+    # the ending recorded mode left open is decided: the example agent calls an unconfirmed
+    # refund `succeeded` (the defect the variant exists to show)
+    assert case["trajectory"]["terminal"]["status"] == "succeeded"
+    assert "terminal.status" in case["failed_checks"]
     asked = json.dumps(provider.requests[-1]["messages"])
     assert "Service Unavailable" in asked  # the provider saw what the fault returned
