@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from corpus_tool.io import schema
+from corpus_tool.io import files, schema
+from corpus_tool.model.trace import Trace
 from corpus_tool.store.corpus import is_case_id
 from tests.conftest import Cli
 from tests.replay.conftest import copy_corpus
@@ -203,6 +204,8 @@ def test_vary_every_fault_kind_writes_a_valid_case(cli: Cli, tmp_path: Path, fau
     assert cli("-C", root, "validate").code == 0
     text = (root / "cases" / case / "trace.yaml").read_text(encoding="utf-8")
     assert not re.search(r"[&*]id\d", text)  # no value shared with the recording (no alias)
+    # read and written again through the trace model, not a byte changes (one key order)
+    assert files.dump_yaml(Trace.from_doc(yaml.safe_load(text)).to_doc()) == text
     trace = _doc(root, case, "trace.yaml")
     (hit,) = _faulted(trace)
     assert holds(hit["fault"], hit["result"]), hit
