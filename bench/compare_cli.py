@@ -7,7 +7,7 @@ incidents and agent into a scratch git repository (pinned author and dates, so c
 same) and runs every command there with that tree's code (this interpreter, the tree first on
 PYTHONPATH, a fixed redaction key): `--help` of the top level and of every command and
 subcommand, each command in text and JSON, the writing commands (init, add, mv, forget, migrate,
-keygen, waivers new, minimize, gate) on the scratch copy, and error paths. It compares stdout,
+keygen, waivers new, vary, minimize, gate) on the scratch copy, and error paths. It compares stdout,
 stderr, exit status, every file a command was asked to write and, at the end, every file of the
 scratch repository, after blanking what differs between two runs of the same code (wall-clock
 durations, the scratch directory, a fresh key; the scratch commits' hashes, which differ only if
@@ -48,6 +48,7 @@ COPIED = ("corpus", "incidents", "refund_agent")  # what of each tree's examples
 COMMANDS = [
     *("init", "add", "validate", "mv", "affected", "replay", "check", "gate", "waivers"),
     *("status", "migrate", "explain", "minimize", "diff", "keygen", "forget", "report"),
+    "vary",
 ]
 WAIVERS = ("list", "new", "expired", "unused")
 GIT = "git"  # a step that runs git in the scratch repository, its output not compared
@@ -192,6 +193,11 @@ STEPS: list[tuple[str, str]] = [
         "--reason r --owner o --expires 2099-12-31",
     ),
     ("waivers-list-after", "-C examples/corpus waivers list"),
+    ("vary-dry-run", "-C examples/corpus vary refund-success --fault timeout:create_refund"),
+    ("vary-json", "-C examples/corpus vary refund-success --fault duplicate --format json"),
+    ("vary-no-side-effect", "-C examples/corpus vary inventory-zero-stock"),
+    ("vary", "-C examples/corpus vary refund-success --fault timeout:create_refund --write"),
+    ("vary-exists", "-C examples/corpus vary refund-success --fault timeout:create_refund --write"),
     ("minimize-dry-run", "-C examples/corpus minimize create-refund-lost-retry --dry-run"),
     (
         "minimize-lenient-json",

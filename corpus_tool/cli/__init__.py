@@ -26,6 +26,7 @@ ORDER = (
     "add",
     "validate",
     "mv",
+    "vary",
     "affected",
     "replay",
     "check",

@@ -1,4 +1,4 @@
-"""The commands that write the corpus: init, add, mv, keygen, forget, migrate."""
+"""The commands that write the corpus: init, add, mv, vary, keygen, forget, migrate."""
 
 from __future__ import annotations
 
@@ -175,6 +175,43 @@ def _args_mv(parser: argparse.ArgumentParser) -> None:
     output_option(parser)
 
 
+def _cmd_vary(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.vary import vary
+
+    write = args.write and not args.dry_run
+    return vary(corpus_of(args), args.case, args.fault, write, args.force, args.output, sys.stdout)
+
+
+def _args_vary(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("case", help="the case to derive variants of")
+    parser.add_argument(
+        "--fault",
+        action="append",
+        metavar="KIND[:TOOL]",
+        help="a fault the first attempt of a tool call gets, a retry getting the recorded "
+        "answer: timeout[:TOOL[:TYPE]], error:TYPE[:TOOL], http:STATUS[:TOOL], "
+        "drift:FIELD[:TOOL[:removed|renamed|retyped]], empty[:TOOL], duplicate[:TOOL] "
+        "(timed out after it executed: a retry with a new idempotency key executes again); "
+        "without TOOL, each call with a side effect; repeat for more variants (default: timeout)",
+    )
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="write the variants, each case <id>~<kind>-<tool> (default: only report them)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="only report what would be written (the default; overrides --write)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="rewrite an existing variant's trace.yaml (a reviewed expected.yaml stays)",
+    )
+    output_option(parser)
+
+
 def _cmd_keygen(args: argparse.Namespace) -> int:
     from corpus_tool.commands.keygen import keygen, show_id
     from corpus_tool.store.corpus import find_root
@@ -250,6 +287,11 @@ COMMANDS: dict[str, Command] = {
         "rename a case: its directory, the id in both files, and waivers naming it",
         _args_mv,
         _cmd_mv,
+    ),
+    "vary": (
+        "derive fault-injection variants of a case (timeouts, errors, duplicates, ...)",
+        _args_vary,
+        _cmd_vary,
     ),
     "migrate": (
         "upgrade corpus files to the current schema versions (comments and key order kept)",

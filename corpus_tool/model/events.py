@@ -130,6 +130,9 @@ class ToolCallEvent(EventBase):
     error: ErrorInfo | None = None
     egress: str | None = None
     idempotency_key: str | None = None
+    fault: JSONObject | None = None
+    """A fault variant's injected failure (`corpus vary`): what the first attempt of this call
+    gets instead of `result`; a retry gets `result` (docs/variants.md)."""
 
     @property
     def answered(self) -> bool:
@@ -150,6 +153,8 @@ class ToolCallEvent(EventBase):
         for key in ("egress", "idempotency_key"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        if self.fault is not None:
+            out["fault"] = dict(self.fault)
         return self._tail(out)
 
 
@@ -300,6 +305,7 @@ def _tool_call(doc: Mapping[str, Any], common: dict[str, Any]) -> ToolCallEvent:
         error=None if error is None else ErrorInfo.parse(error),
         egress=doc.get("egress"),
         idempotency_key=doc.get("idempotency_key"),
+        fault=doc.get("fault"),
     )
 
 

@@ -277,6 +277,8 @@ class Expected:
     stubs: Mapping[str, Stub] = field(default_factory=dict)
     continuation: tuple[ScriptedAnswer, ...] = ()
     schema_version: int = 1
+    derived_from: str | None = None
+    """The source case's id, for a case `corpus vary` derived (a fault variant)."""
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> Expected:
@@ -299,4 +301,5 @@ class Expected:
             stubs={k: Stub.from_doc(v or {}) for k, v in (doc.get("stubs") or {}).items()},
             continuation=tuple(ScriptedAnswer.from_doc(c) for c in doc.get("continuation") or ()),
             schema_version=doc.get("schema_version", 1),
+            derived_from=doc.get("derived_from"),
         )

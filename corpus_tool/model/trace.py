@@ -233,6 +233,8 @@ class Trace:
     redaction: Redaction
     extra: JSONObject | None = None
     schema_version: int = SCHEMA_VERSION
+    derived_from: str | None = None
+    """The source case's id, for a case `corpus vary` derived (a fault variant)."""
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any]) -> Trace:
@@ -247,6 +249,7 @@ class Trace:
             Redaction.from_doc(doc["redaction"]),
             doc.get("extra"),
             doc.get("schema_version", SCHEMA_VERSION),
+            doc.get("derived_from"),
         )
 
     def to_doc(self) -> dict[str, Any]:
@@ -254,6 +257,7 @@ class Trace:
         out: dict[str, Any] = {
             "schema_version": self.schema_version,
             "id": self.id,
+            **({} if self.derived_from is None else {"derived_from": self.derived_from}),
             "source": self.source.to_doc(),
             "recorded": self.recorded.to_doc(),
             "input": self.input.to_doc(),

@@ -13,12 +13,14 @@ from corpus_tool.io import files, schema
 from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK, NOT_REACHED, CheckResult
 from corpus_tool.model.config import Config
 from corpus_tool.model.cut import CutShort
+from corpus_tool.model.events import ToolCallEvent
 from corpus_tool.model.expected import Expect, Expected
 from corpus_tool.model.results import FAILING, Verdict
 from corpus_tool.model.trace import Trace, Trajectory
 from corpus_tool.model.waiver import Waiver
 from corpus_tool.replay.divergence import Divergence
 from corpus_tool.replay.engine import CaseSpec, Replayed, cut_short
+from corpus_tool.replay.faults import FAULT
 from corpus_tool.replay.live import LiveRecord
 from corpus_tool.replay.matching import ignored_fields
 from corpus_tool.replay.requests import RequestNote
@@ -58,6 +60,9 @@ class CaseResult:
     together they name every failing check, else they are shown beside the failure."""
     live: LiveRecord | None = None
     """Set when the live model answered: its calls, usage, provider errors, unmatched calls."""
+    ended_at: int | None = None
+    """A fault variant replayed against the recording: the step where the recording could not
+    answer the agent's reaction (the rest needs `--model live`); not a failure."""
 
     @property
     def failed_checks(self) -> list[str]:
@@ -210,7 +215,8 @@ def _judge(
 ) -> CaseResult:
     """The verdict: a divergence, a failed check or a nondeterministic trajectory fails."""
     first = runs[0]
-    extra = [DIVERGENCE_CHECK] if first.divergence else []
+    reacting = variant_reacting(expected, first)
+    extra = [DIVERGENCE_CHECK] if first.divergence and not reacting else []
     if any(_fingerprint(r) != _fingerprint(first) for r in runs[1:]):
         extra.append(DETERMINISM_CHECK)
     failed = bool(extra) or any(c.failed for c in checks)
@@ -228,6 +234,26 @@ def _judge(
         reason=_reason(expected, verdict, failed),
         notes=first.notes,
         trajectory=first.trajectory,
+        ended_at=_ended(first) if reacting else None,
+    )
+
+
+def _ended(run: Replayed) -> int | None:
+    d = run.divergence
+    return d.step if d is not None and d.stopped else None
+
+
+def variant_reacting(expected: Expected, run: Replayed) -> bool:
+    """Whether the run's divergence came from a fault variant's reaction: the fault hit before
+    it, so the agent took a path the recording never saw (docs/variants.md, "Recorded and
+    live"). The trajectory so far is graded; a network attempt is never excused."""
+    d = run.divergence
+    if expected.derived_from is None or d is None or d.kind == "Network":
+        return False
+    return any(
+        (e.extra or {}).get("origin") == FAULT and e.seq < d.step
+        for e in run.events
+        if isinstance(e, ToolCallEvent)
     )
 
 

@@ -20,6 +20,7 @@ from corpus_tool.model.results import Mode
 from corpus_tool.model.trace import Terminal, Trace, Trajectory
 from corpus_tool.model.values import parse_time
 from corpus_tool.replay.divergence import Divergence, DivergenceError
+from corpus_tool.replay.faults import with_faults
 from corpus_tool.replay.lenient import LenientSource
 from corpus_tool.replay.live import Link, LiveReplaySource, LiveSpec
 from corpus_tool.replay.matching import RecordedCall
@@ -96,7 +97,7 @@ def source_for(
 def replay(agent: Agent, spec: CaseSpec, link: Link | None = None) -> Replayed:
     """Run `agent` on the case's input with the recording as its only world (and, live, the
     model `link` reaches)."""
-    source = source_for(spec, link)
+    source = with_faults(source_for(spec, link), spec.trace)
     rt = Runtime(source, FrozenClock(start_of(spec.trace)), random.Random(seed_of(spec.trace)))
     with no_network() as attempts:
         terminal = run_agent(agent, copy.deepcopy(spec.trace.input.to_doc()), rt)

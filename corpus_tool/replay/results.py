@@ -58,6 +58,7 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "error": result.error,
         "reason": result.reason,
         "output": result.output,
+        **({} if result.ended_at is None else {"ended_at": result.ended_at}),
         "stack": list(result.stack),
         "waived_by": [w.id for w in result.waivers] if result.verdict is Verdict.WAIVED else [],
         **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
@@ -238,7 +239,12 @@ def reason(result: CaseResult) -> str:
     if result.verdict is Verdict.ERROR:
         return f"error: {result.error}"
     why = ""
-    if result.divergence:  # the root cause first
+    if result.ended_at is not None:  # a variant's reaction the recording cannot answer
+        why = (
+            f"ended at step {result.ended_at}: the recording cannot answer the reaction to the "
+            "fault; `--model live` runs the rest"
+        )
+    elif result.divergence:  # the root cause first
         why = f"{result.divergence.kind} at step {result.divergence.step}"
     failed = [c for c in result.failed_checks if not c.startswith("replay.")]
     if failed:

@@ -14,9 +14,22 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol, TypeVar
 
 from corpus_tool.model.cut import DIVERGED
-from corpus_tool.model.events import Event, ModelCallEvent, ModelRequest, ToolCallEvent
+from corpus_tool.model.events import (
+    Event,
+    ModelCallEvent,
+    ModelRequest,
+    SideEffectEvent,
+    ToolCallEvent,
+)
 from corpus_tool.model.field_diff import same
-from corpus_tool.model.values import ABSENT, ErrorInfo, JSONValue, ModelResponse, ToolCall
+from corpus_tool.model.values import (
+    ABSENT,
+    ErrorInfo,
+    JSONObject,
+    JSONValue,
+    ModelResponse,
+    ToolCall,
+)
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.emitted import EMITTABLE, emitted
 from corpus_tool.replay.plain import plain
@@ -61,6 +74,9 @@ class ToolAnswer:
     egress: str | None = None
     idempotency_key: str | None = None
     origin: str = "recording"
+    effects: tuple[JSONObject, ...] = ()
+    """Side effects the world caused on its own (a fault variant's second execution): each a
+    `side_effect` event's `kind`, `target`, `data`, recorded after the call."""
 
 
 class CallSource(Protocol):
@@ -208,6 +224,8 @@ class Runtime:
             extra=_origin(answer.origin),
         )
         self._append(event)
+        for effect in answer.effects:
+            self._world_effect(effect, stamp)
         if answer.error is not None:
             raise ToolError(answer.error.type, answer.error.message, seq)
         return plain(answer.result)
@@ -258,6 +276,20 @@ class Runtime:
         if len(self.events) < MAX_EVENTS:
             kind = self.divergences[-1].kind
             self._append(build(len(self.events) + 1, {DIVERGED: kind}))
+
+    def _world_effect(self, effect: JSONObject, stamp: str) -> None:
+        """A side effect the world caused (not the agent): marked `origin: fault`."""
+        target = effect.get("target")
+        self._append(
+            SideEffectEvent(
+                seq=self._next_seq(),
+                kind=str(effect.get("kind")),
+                target=None if target is None else str(target),
+                data=plain(effect["data"]) if "data" in effect else ABSENT,
+                timestamp=stamp,
+                extra={"origin": "fault"},
+            )
+        )
 
     def _stamp(self) -> str:
         return self._clock.now().isoformat(timespec="milliseconds")

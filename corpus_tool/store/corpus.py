@@ -22,6 +22,15 @@ CASE_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,79}")
 WINDOWS_DEVICE = re.compile(r"(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?", re.IGNORECASE)
 """Names Windows reserves for devices, whatever the extension (`nul.txt` opens NUL too)."""
 ID_RULE = "use 1-80 of a-z 0-9 . _ - starting with a letter or digit"
+DERIVED = "~"
+"""Separates a derived case's source id from what it derives (`corpus vary`: a fault variant)."""
+VARIANT_SUFFIX = re.compile(
+    r"(timeout|error|http[0-9]{3}|drift|empty|duplicate)-[a-z0-9]([a-z0-9._-]{0,38}[a-z0-9_-])?"
+)
+VARIANT_RULE = (
+    "a derived case's id is <source id>~<kind>-<tool> (one `~`; kind one of timeout, error, "
+    "httpNNN, drift, empty, duplicate; tool 1-40 of a-z 0-9 . _ -)"
+)
 
 
 def case_id_problem(text: str) -> str | None:
@@ -32,6 +41,8 @@ def case_id_problem(text: str) -> str | None:
     (which macOS and Windows fold into one name); no trailing dot and no device name, which
     Windows drops or refuses.
     """
+    if DERIVED in text:
+        return _derived_problem(text)
     if CASE_ID.fullmatch(text) is None or ".." in text:
         if not text.isascii():
             return (
@@ -47,6 +58,20 @@ def case_id_problem(text: str) -> str | None:
             "so no Windows checkout can hold the case; pick another id"
         )
     return None
+
+
+def _derived_problem(text: str) -> str | None:
+    """Why `<source>~<suffix>` is no derived case id: `~` appears only there, once."""
+    source, _, suffix = text.partition(DERIVED)
+    if DERIVED in suffix or VARIANT_SUFFIX.fullmatch(suffix) is None or ".." in suffix:
+        return VARIANT_RULE
+    problem = case_id_problem(source)
+    return None if problem is None else f"its source id {source!r}: {problem}"
+
+
+def derived_source(case_id: str) -> str | None:
+    """The id a derived case's id names as its source (`a~timeout-b` -> `a`); None for others."""
+    return case_id.partition(DERIVED)[0] if DERIVED in case_id else None
 
 
 def is_case_id(text: str) -> bool:

@@ -21,6 +21,8 @@ from corpus_tool.store.corpus import (
     CONFIG_NAME,
     Corpus,
     check_case_id,
+    derived_source,
+    is_case_id,
     outside_links,
     outside_message,
     twins,
@@ -151,6 +153,23 @@ def check_layout(corpus: Corpus, show: Show) -> list[Finding]:
         Finding(show(path), None, "$", "corpus.layout", outside_message(path, target))
         for path, target in outside_links(corpus)
     ]
+    return found + _orphan_variants(corpus, show)
+
+
+def _orphan_variants(corpus: Corpus, show: Show) -> list[Finding]:
+    """A derived case (`corpus vary`) whose source case is gone: it tests a case no longer kept."""
+    ids = set(corpus.case_ids())
+    found: list[Finding] = []
+    for case_id in sorted(ids):
+        source = derived_source(case_id) if is_case_id(case_id) else None
+        if source is not None and source not in ids:
+            message = (
+                f"variant {case_id!r} is derived from case {source!r}, which is gone; "
+                f"remove the variant, or derive it again from a kept case (`corpus vary`)"
+            )
+            found.append(
+                Finding(show(corpus.cases_dir / case_id), None, "$", "case.derived", message)
+            )
     return found
 
 
@@ -274,6 +293,27 @@ def _id_matches(doc: Document, case_id: str, show: Show) -> Iterator[Finding]:
             "case.id",
             f"id {doc.data['id']!r} does not match its directory {case_id!r}",
         )
+    yield from _derived_matches(doc, case_id, show)
+
+
+def _derived_matches(doc: Document, case_id: str, show: Show) -> Iterator[Finding]:
+    """`derived_from` names the source the id names, and a derived id has it (both files)."""
+    if not isinstance(doc.data, dict) or not is_case_id(case_id):
+        return
+    named, source = doc.data.get("derived_from"), derived_source(case_id)
+    if named == source:
+        return
+    if source is None:
+        message = (
+            f"derived_from: {named!r}, but {case_id!r} is no derived id (<source id>~<kind>-"
+            "<tool>); remove derived_from, or rename the case with `corpus mv`"
+        )
+    elif named is None:
+        message = f"a derived case's id, but no derived_from; add derived_from: {source}"
+    else:
+        message = f"derived_from {named!r} differs from the source {source!r} its id names"
+    where = ("derived_from",) if named is not None else ("id",)
+    yield Finding(show(doc.path), doc.line(where), "$." + where[0], "case.derived", message)
 
 
 def _completeness(doc: Document, accepted: set[str], show: Show) -> Iterator[Finding]:
