@@ -55,6 +55,16 @@ def test_wheel_requires_no_framework_except_through_its_extra(wheel: Path) -> No
         )
 
 
+def test_langchain_extra_installs_langgraph_which_the_adapter_replays(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = Parser().parsestr(archive.read(name).decode("utf-8"))
+    requires = [r.replace('"', "'") for r in metadata.get_all("Requires-Dist") or []]
+    assert any(r.startswith("langgraph") and "extra == 'langchain'" in r for r in requires), (
+        requires
+    )
+
+
 @pytest.mark.parametrize(
     ("adapter", "framework", "extra"),
     [("openai_agents", "agents", "openai-agents"), ("langchain", "langchain_core", "langchain"),
