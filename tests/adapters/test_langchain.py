@@ -8,8 +8,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
 
+import yaml
 from langchain_core.messages import AIMessage
 from langchain_core.tools import BaseTool, ToolException, tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.prebuilt import ToolNode, create_react_agent
 from pydantic import AfterValidator
 
@@ -248,3 +250,32 @@ def test_openinference_exported_langgraph_agent_fails_each_mutation(
         found = replay_case(case, agent).divergence
         assert found is not None and found.kind == kind, (name, found)
         assert any(where in d.path for d in found.diff), (name, found.diff)
+
+
+def test_langsmith_export_holds_the_bound_tools_and_an_added_tool_diverges(
+    tmp_path: Path, corpus_dir: Path
+) -> None:
+    # was: the tools under extra.invocation_params.tools were left in the event's extra, so an
+    # added tool replayed as if nothing changed
+    case = _case(corpus_dir, _exported(tmp_path))
+    trace = yaml.safe_load((case / "trace.yaml").read_text(encoding="utf-8"))
+    offered = [convert_to_openai_tool(t) for t in TOOLS]  # what bind_tools gave the model
+    models = [e for e in trace["events"] if e["type"] == "model_call"]
+    assert [e["request"].get("tools") for e in models] == [offered, offered]
+    assert replay_case(case, _run).divergence is None
+
+    def added(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
+        tools = replay_tools([*TOOLS, oi_station_lookup], rt)
+        graph = _graph(ReplayChatModel(rt=rt, model="gpt-4.1-mini"), tools)
+        state = graph.invoke({"messages": [("user", case_input["user_message"])]})
+        return {"status": "succeeded", "output": state["messages"][-1].content}
+
+    found = replay_case(case, added).divergence
+    assert found is not None and found.kind == "ModelRequest", found
+    assert found.step == 1 and [d.path for d in found.diff][:1] == ["$.request.tools[2]"]
+
+
+@tool
+def oi_station_lookup(name: str) -> str:
+    """A weather station by name."""
+    raise AssertionError("never called")
