@@ -57,6 +57,7 @@ except ModuleNotFoundError as err:  # the framework is an extra, not a dependenc
 from corpus_tool.adapters.arguments import read_arguments
 from corpus_tool.adapters.rebuilt import rebuilt
 from corpus_tool.ingest.chat import messages as chat_messages
+from corpus_tool.model.events import ModelCallEvent
 from corpus_tool.model.values import ModelResponse as Answer
 from corpus_tool.replay.runtime import Runtime, ToolError
 
@@ -64,9 +65,13 @@ __all__ = ["ReplayModel", "ReplayProvider", "replayable", "routed", "run_config"
 
 
 class ReplayModel(Model):
-    """An SDK model answered by `rt.model`, named like the model the agent asks for."""
+    """An SDK model answered by `rt.model`, named like the model the agent asks for.
 
-    def __init__(self, rt: Runtime, model: str) -> None:
+    `model=None` (a team's own `Model` that says no name): replay asks under no name, so the
+    recording's model id is the one the run records, and the name is never a guess.
+    """
+
+    def __init__(self, rt: Runtime, model: str | None) -> None:
         self.rt = rt
         self.model = model
 
@@ -91,8 +96,8 @@ class ReplayModel(Model):
             temperature=model_settings.temperature,
             **_params(model_settings),
         )
-        return ModelResponse(output=_output(answer, self.model), usage=Usage(requests=1),
-                             response_id=None)  # fmt: skip
+        output = _output(answer, self.model or _answered_by(self.rt), self.rt.last_seq)
+        return ModelResponse(output=output, usage=Usage(requests=1), response_id=None)
 
     async def stream_response(
         self,
@@ -115,7 +120,8 @@ class ReplayModel(Model):
             conversation_id=conversation_id, prompt=prompt,
         )  # fmt: skip
         completed = Response(
-            id="__fake_id__", created_at=0, model=self.model, object="response",
+            id="__fake_id__", created_at=0, model=self.model or _answered_by(self.rt),
+            object="response",
             output=response.output, tool_choice="auto", tools=[], top_p=None,
             parallel_tool_calls=False,
         )  # fmt: skip
@@ -141,12 +147,18 @@ def run_config(rt: Runtime, base: RunConfig | None = None) -> RunConfig:
     )
 
 
-def replayable(agent: Agent[Any], rt: Runtime) -> Agent[Any]:
-    """A copy of `agent` (and of every agent it hands off to) answered through `rt`."""
-    return _copy(agent, rt, {})
+def replayable(agent: Agent[Any], rt: Runtime, *, model: str | None = None) -> Agent[Any]:
+    """A copy of `agent` (and of every agent it hands off to) answered through `rt`.
+
+    `model` names the replay model of an agent whose model is a `Model` object that says no
+    name (no `.model`); without it such an agent replays under the recording's model id.
+    """
+    return _copy(agent, rt, {}, model)
 
 
-def _copy(agent: Agent[Any], rt: Runtime, done: dict[int, Agent[Any]]) -> Agent[Any]:
+def _copy(
+    agent: Agent[Any], rt: Runtime, done: dict[int, Agent[Any]], name: str | None = None
+) -> Agent[Any]:
     if id(agent) in done:  # agents that hand off to each other
         return done[id(agent)]
     if agent.mcp_servers:
@@ -154,19 +166,32 @@ def _copy(agent: Agent[Any], rt: Runtime, done: dict[int, Agent[Any]]) -> Agent[
             f"agent {agent.name!r}: tools from MCP servers cannot be routed through rt.tool; "
             "give the agent its tools as function tools to replay it"
         )
-    copy = agent.clone(model=_model(agent.model, rt), tools=[routed(t, rt) for t in agent.tools])
+    replay = _model(agent.model, rt, name)
+    copy = agent.clone(model=replay, tools=[routed(t, rt) for t in agent.tools])
     done[id(agent)] = copy
-    copy.handoffs = [_handoff(agent.name, h, rt, done) for h in agent.handoffs]
+    copy.handoffs = [_handoff(agent.name, h, rt, done, name) for h in agent.handoffs]
     return copy
 
 
-def _model(model: str | Model | None, rt: Runtime) -> Model | None:
-    """The agent's model as a replay model of the same name (none: run_config's provider)."""
+def _model(model: str | Model | None, rt: Runtime, name: str | None) -> Model | None:
+    """The agent's model as a replay model of the same name (none: run_config's provider).
+
+    A `Model` object is named by its `.model` (the SDK's own models), else by `name`, else
+    not at all: the recording names it. Never the SDK's default model, which it is not."""
     if model is None:
         return None
     if isinstance(model, str):
         return ReplayModel(rt, _named(model))
-    return ReplayModel(rt, str(getattr(model, "model", None) or get_default_model()))
+    said = getattr(model, "model", None)
+    return ReplayModel(rt, _named(said) if isinstance(said, str) and said else name)
+
+
+def _answered_by(rt: Runtime) -> str:
+    """The model id the latest model call was recorded under (what answered it)."""
+    for event in reversed(rt.events):
+        if isinstance(event, ModelCallEvent):
+            return event.model or "unknown"
+    return "unknown"
 
 
 def _named(model: str) -> str:
@@ -180,6 +205,7 @@ def _handoff(
     target: Agent[Any] | Handoff[Any, Any],
     rt: Runtime,
     done: dict[int, Agent[Any]],
+    name: str | None = None,
 ) -> Handoff[Any, Any]:
     """The handoff, with its transfer call answered by `rt.tool` (the export records it as a
     tool call) and a `handoff` event, then the replayable copy of the agent it hands to."""
@@ -192,7 +218,7 @@ def _handoff(
         except ToolError as err:
             raise rebuilt(err) from None
         rt.emit("handoff", **{"from": source, "to": made.agent_name})
-        return _copy(await invoke(ctx, payload), rt, done)
+        return _copy(await invoke(ctx, payload), rt, done, name)
 
     return dataclasses.replace(made, on_invoke_handoff=handed)
 
@@ -242,7 +268,9 @@ def _reader(tool: FunctionTool) -> Callable[[str], dict[str, Any]]:
     return read
 
 
-def _messages(system: str | None, items: str | list[TResponseInputItem], model: str) -> list[Any]:
+def _messages(
+    system: str | None, items: str | list[TResponseInputItem], model: str | None
+) -> list[Any]:
     """The request's messages as the SDK's Chat Completions model builds them, in chat shape."""
     converted: list[Any] = list(Converter.items_to_messages(items, model=model))
     if system:
@@ -263,11 +291,14 @@ def _params(settings: ModelSettings) -> dict[str, Any]:
     return {k: v for k, v in traced.items() if v is not None and k != "temperature"}
 
 
-def _output(answer: Answer, model: str) -> list[Any]:
-    """The SDK's output items for an answer, made by its own Chat Completions converter."""
+def _output(answer: Answer, model: str, seq: int) -> list[Any]:
+    """The SDK's output items for an answer, made by its own Chat Completions converter.
+
+    A recorded call without an id (Responses-API spans hold none) gets one named for the
+    model call's `seq` and its place: unique across turns, as the SDK requires of ids."""
     calls: list[Any] = [
         ChatCompletionMessageFunctionToolCall(
-            id=call.id or f"call_{i}",
+            id=call.id or f"call_{seq}_{i}",
             type="function",
             function=Function(name=call.name, arguments=json.dumps(call.arguments)),
         )

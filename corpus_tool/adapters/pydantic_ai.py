@@ -18,6 +18,7 @@ tool raised.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -27,7 +28,6 @@ from corpus_tool.adapters.missing import missing
 
 try:
     from pydantic_ai import ModelRetry
-    from pydantic_ai._instrumentation import build_tool_definitions
     from pydantic_ai.capabilities import AbstractCapability
     from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models import Model
@@ -55,6 +55,12 @@ _MARK = "_corpus_tool_replay"
 """Set on the models `replay_model` makes, so `Replay` never wraps its own."""
 _RETRY = frozenset(("ModelRetry", "ToolRetryError"))
 """Recorded error types that were a tool asking the model to try again."""
+_CANCELLED = frozenset(("CancelledError",))
+"""A recorded call that was cancelled: pydantic-ai runs one turn's tool calls as tasks and
+cancels the rest when one raises, so such a call never finished in production."""
+_CANCEL_WAIT_S = 10.0
+"""How long a replayed cancelled call waits to be cancelled again (bounded: a run that no
+longer fails beside it must not hang)."""
 
 
 def replay_model(rt: Runtime, model: Model | str) -> FunctionModel:
@@ -102,6 +108,8 @@ class RoutedToolset(WrapperToolset[Any]):
         except ToolError as err:
             if err.type in _RETRY:
                 raise ModelRetry(err.message) from None
+            if err.type in _CANCELLED:  # as in production: cancelled by the call that failed
+                await asyncio.sleep(_CANCEL_WAIT_S)
             raise rebuilt(err) from None
 
 
@@ -145,8 +153,26 @@ def _chat(
 
 
 def _tools(info: AgentInfo) -> list[Any]:
-    """The tool definitions the instrumentation records (`gen_ai.tool.definitions`)."""
-    return list(json.loads(to_json(build_tool_definitions(info.model_request_parameters))))
+    """The tool definitions the instrumentation records (`gen_ai.tool.definitions`): the
+    function tools, then the output tools, those withheld from the model left out, each as
+    `{type: function, name, description?, parameters?}`. Built from the public request
+    parameters (pydantic-ai's own builder lives in a private module)."""
+    request = info.model_request_parameters
+    offered = [*(request.function_tools or []), *(request.output_tools or [])]
+    return [
+        _definition(t.name, t.description, t.parameters_json_schema)
+        for t in offered
+        if request.visibility_of(t.name) != "withheld"
+    ]
+
+
+def _definition(name: str, description: str | None, parameters: Any) -> dict[str, Any]:
+    made: dict[str, Any] = {"type": "function", "name": name}
+    if description:
+        made["description"] = description
+    if parameters:
+        made["parameters"] = json.loads(to_json(parameters))
+    return made
 
 
 def _response(answer: Answer) -> ModelResponse:

@@ -87,6 +87,10 @@ def _model(a: dict[str, Any]) -> Facts:
     params = loads_maybe(a.get("llm.invocation_parameters"))
     params = dict(params) if isinstance(params, dict) else {}
     requested = params.pop("model", None)  # the model id is the event's own field
+    # LangChain's instrumentation reports the bound tools among the invocation parameters
+    # too: they are the request's `tools` (one field, as every agent sends them), not a param
+    offered = params.pop("tools", None)
+    tools = tools or (offered if isinstance(offered, list) else [])
     return {
         "model": a.get("llm.model_name"),
         "messages": inputs,

@@ -36,7 +36,19 @@ def normalize(value: Any, ignored: Sequence[str]) -> Any:
 
 def request_doc(request: ModelRequest, ignored: Sequence[str]) -> dict[str, Any]:
     """A model request as compared: its document form, ignored fields removed."""
-    return normalize(request.to_doc(), ignored)  # type: ignore[no-any-return]
+    doc: dict[str, Any] = normalize(request.to_doc(), ignored)
+    if isinstance(doc.get("messages"), list):
+        doc["messages"] = [_no_blank(m) for m in doc["messages"]]
+    return doc
+
+
+def _no_blank(message: Any) -> Any:
+    """A message whose content is `""` as one whose content is null: no provider tells them
+    apart, and exporters differ (OpenInference drops an empty content, LangChain's own tracer
+    keeps the `""` of an assistant message that only calls tools)."""
+    if isinstance(message, Mapping) and message.get("content") == "":
+        return {**message, "content": None}
+    return message
 
 
 def _drop(value: Any, parts: list[str]) -> Any:

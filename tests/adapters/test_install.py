@@ -3,6 +3,7 @@ whose framework is missing says which extra installs it."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import zipfile
@@ -55,6 +56,16 @@ def test_wheel_requires_no_framework_except_through_its_extra(wheel: Path) -> No
         )
 
 
+def test_langchain_extra_installs_langgraph_which_the_adapter_replays(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        metadata = Parser().parsestr(archive.read(name).decode("utf-8"))
+    requires = [r.replace('"', "'") for r in metadata.get_all("Requires-Dist") or []]
+    assert any(r.startswith("langgraph") and "extra == 'langchain'" in r for r in requires), (
+        requires
+    )
+
+
 @pytest.mark.parametrize(
     ("adapter", "framework", "extra"),
     [("openai_agents", "agents", "openai-agents"), ("langchain", "langchain_core", "langchain"),
@@ -76,3 +87,20 @@ def test_adapter_without_its_framework_names_the_extra(
     assert done.returncode != 0
     last = done.stderr.strip().splitlines()[-1]
     assert f"pip install 'corpus-tool[{extra}]'" in last and framework in last, last
+
+
+def test_adapters_import_no_private_module_of_a_framework() -> None:
+    # a framework's `_` modules change without notice (pydantic_ai._instrumentation did)
+    private = []
+    for path in sorted((ROOT / "corpus_tool" / "adapters").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            private += [
+                f"{path.name}: {n}"
+                for n in names
+                if not n.startswith("corpus_tool")
+                and any(part.startswith("_") for part in n.split(".") if part != "__future__")
+            ]
+    assert private == []

@@ -8,8 +8,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
 
+import yaml
 from langchain_core.messages import AIMessage
 from langchain_core.tools import BaseTool, ToolException, tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.prebuilt import ToolNode, create_react_agent
 from pydantic import AfterValidator
 
@@ -164,3 +166,116 @@ def test_live_model_says_the_model_id_and_usage_the_provider_answered_with() -> 
         11,
         4,
     )
+
+
+# -- a LangGraph agent traced by OpenInference (Arize Phoenix's LangChain instrumentation) -----
+PROMPT = "Answer weather questions."
+
+
+@tool("get_weather")
+def oi_weather(city: str) -> str:
+    """Weather for a city."""
+    return f"sunny in {city}"
+
+
+def _openinference_export(tmp_path: Path) -> Path:
+    """The ReAct graph on a scripted model (tools bound as ChatOpenAI binds them), traced by
+    `openinference-instrumentation-langchain` and written as the OTel SDK's span JSON."""
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    from tests.ingest.otel_export import recording
+
+    ask = AIMessage("", tool_calls=[{"id": "call_1", "name": "get_weather",
+                                     "args": {"city": "Tokyo"}}])  # fmt: skip
+    model = ScriptedChatModel(messages=iter([ask, ANSWER]))
+    with recording("weather") as (provider, exporter):
+        instrumentor = LangChainInstrumentor()
+        instrumentor.instrument(tracer_provider=provider)
+        try:
+            graph = create_react_agent(model, [oi_weather], prompt=PROMPT)
+            graph.invoke({"messages": [("user", "Weather in Tokyo?")]})
+        finally:
+            instrumentor.uninstrument()
+        spans = exporter.get_finished_spans()
+    path = tmp_path / "spans.json"
+    path.write_text("[" + ",".join(s.to_json() for s in spans) + "]", encoding="utf-8")
+    return path
+
+
+def _react(prompt: str, tools: list[BaseTool]) -> Any:
+    def run(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
+        model = ReplayChatModel(rt=rt, model="gpt-4.1-mini")
+        graph = create_react_agent(model, replay_tools(tools, rt), prompt=prompt)
+        state = graph.invoke({"messages": [("user", case_input["user_message"])]})
+        return {"status": "succeeded", "output": state["messages"][-1].content}
+
+    return run
+
+
+def test_openinference_exported_langgraph_agent_replays_strictly(
+    tmp_path: Path, corpus_dir: Path
+) -> None:
+    # was: a ModelRequest at step 1 (params.tools, the tools a second time, compared against
+    # nothing), then at step 3 (the tool-calling message's content: null exported, "" sent)
+    case = _case(corpus_dir, _openinference_export(tmp_path))
+    replayed = replay_case(case, _react(PROMPT, [oi_weather]))
+    assert replayed.divergence is None, replayed.divergence
+    assert replayed.terminal.output == "It is sunny in Tokyo."
+    calls = [(e.tool, dict(e.arguments)) for e in replayed.events if isinstance(e, ToolCallEvent)]
+    assert calls == [("get_weather", {"city": "Tokyo"})]  # what the scripted model asked for
+
+
+@tool("get_station")
+def oi_station(station_id: str) -> str:
+    """A weather station by id."""
+    raise AssertionError("never called")
+
+
+@tool("get_weather")
+def oi_weather_upper(city: Annotated[str, AfterValidator(str.upper)]) -> str:
+    """Weather for a city."""
+    raise AssertionError("never called")
+
+
+def test_openinference_exported_langgraph_agent_fails_each_mutation(
+    tmp_path: Path, corpus_dir: Path
+) -> None:
+    case = _case(corpus_dir, _openinference_export(tmp_path))
+    mutations = {
+        "changed prompt": (_react("Answer briefly.", [oi_weather]), "ModelRequest", "messages"),
+        "added tool": (_react(PROMPT, [oi_weather, oi_station]), "ModelRequest", "tools"),
+        "changed argument": (_react(PROMPT, [oi_weather_upper]), "ToolArguments", "city"),
+    }
+    for name, (agent, kind, where) in mutations.items():
+        found = replay_case(case, agent).divergence
+        assert found is not None and found.kind == kind, (name, found)
+        assert any(where in d.path for d in found.diff), (name, found.diff)
+
+
+def test_langsmith_export_holds_the_bound_tools_and_an_added_tool_diverges(
+    tmp_path: Path, corpus_dir: Path
+) -> None:
+    # was: the tools under extra.invocation_params.tools were left in the event's extra, so an
+    # added tool replayed as if nothing changed
+    case = _case(corpus_dir, _exported(tmp_path))
+    trace = yaml.safe_load((case / "trace.yaml").read_text(encoding="utf-8"))
+    offered = [convert_to_openai_tool(t) for t in TOOLS]  # what bind_tools gave the model
+    models = [e for e in trace["events"] if e["type"] == "model_call"]
+    assert [e["request"].get("tools") for e in models] == [offered, offered]
+    assert replay_case(case, _run).divergence is None
+
+    def added(case_input: dict[str, Any], rt: Any) -> dict[str, Any]:
+        tools = replay_tools([*TOOLS, oi_station_lookup], rt)
+        graph = _graph(ReplayChatModel(rt=rt, model="gpt-4.1-mini"), tools)
+        state = graph.invoke({"messages": [("user", case_input["user_message"])]})
+        return {"status": "succeeded", "output": state["messages"][-1].content}
+
+    found = replay_case(case, added).divergence
+    assert found is not None and found.kind == "ModelRequest", found
+    assert found.step == 1 and [d.path for d in found.diff][:1] == ["$.request.tools[2]"]
+
+
+@tool
+def oi_station_lookup(name: str) -> str:
+    """A weather station by name."""
+    raise AssertionError("never called")

@@ -109,3 +109,61 @@ def test_langchain_case_replays_strictly_against_runtime_agent(
     assert result.terminal.to_doc() == {"status": "succeeded", "output": "It is sunny in Tokyo."}
     trace = yaml.safe_load((corpus / "cases/lc-weather/trace.yaml").read_text())
     assert trace["source"]["format"] == "langsmith"
+
+
+# A LangSmith run export (`Client.list_runs`, one `Run` per row), written by hand in the shape
+# of langchain-ai/langsmith-sdk python/langsmith/schemas.py `Run` (commit
+# d3f159af2015da0b0723505171252404fb8ca986): a chat model bound to Anthropic-style tools, whose
+# `extra.invocation_params` is the model's parameters plus the bound kwargs (langchain-ai/
+# langchain libs/core/langchain_core/language_models/chat_models.py `_get_invocation_params`,
+# commit 6f006baabdcd6cacd350338f8110a86df741524d).
+ANTHROPIC_TOOLS = [
+    {"name": "get_weather", "description": "Weather for a city.",
+     "input_schema": {"type": "object", "properties": {"city": {"type": "string"}},
+                      "required": ["city"]}},
+]  # fmt: skip
+
+
+def _langsmith_runs() -> list[dict[str, Any]]:
+    trace = "0190a000-0000-7000-8000-000000000001"
+    model = {
+        "id": "0190a000-0000-7000-8000-000000000002", "name": "ChatAnthropic", "run_type": "llm",
+        "trace_id": trace, "parent_run_id": trace,
+        "dotted_order": "20250601T100000000000Z" + trace + ".20250601T100000100000Z"
+                        "0190a000-0000-7000-8000-000000000002",
+        "start_time": "2025-06-01T10:00:00.100000", "end_time": "2025-06-01T10:00:00.900000",
+        "status": "success",
+        "extra": {"invocation_params": {"model": "claude-sonnet-4-5", "max_tokens": 1024,
+                                        "_type": "anthropic-chat", "stop": None,
+                                        "tools": ANTHROPIC_TOOLS},
+                  "metadata": {"ls_provider": "anthropic", "ls_model_name": "claude-sonnet-4-5"}},
+        "inputs": {"messages": [[
+            {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages",
+                                                    "HumanMessage"],
+             "kwargs": {"content": "Weather in Tokyo?", "type": "human"}},
+        ]]},
+        "outputs": {"generations": [[{
+            "text": "It is sunny in Tokyo.", "type": "ChatGeneration",
+            "message": {"lc": 1, "type": "constructor",
+                        "id": ["langchain", "schema", "messages", "AIMessage"],
+                        "kwargs": {"content": "It is sunny in Tokyo.", "type": "ai",
+                                   "tool_calls": [], "invalid_tool_calls": []}},
+        }]], "llm_output": None},
+    }  # fmt: skip
+    root = {
+        "id": trace, "name": "weather-agent", "run_type": "chain", "trace_id": trace,
+        "parent_run_id": None, "dotted_order": "20250601T100000000000Z" + trace,
+        "start_time": "2025-06-01T10:00:00", "end_time": "2025-06-01T10:00:01",
+        "status": "success", "extra": {"metadata": {}},
+        "inputs": {"input": "Weather in Tokyo?"}, "outputs": {"output": "It is sunny in Tokyo."},
+    }  # fmt: skip
+    return [root, model]
+
+
+def test_langsmith_export_keeps_the_tools_under_invocation_params(tmp_path: Path) -> None:
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(_langsmith_runs()), encoding="utf-8")
+    (run,) = load(path)
+    assert run.format == "langsmith"
+    (model,) = [e for e in run.body["events"] if e["type"] == "model_call"]
+    assert model["request"]["tools"] == ANTHROPIC_TOOLS

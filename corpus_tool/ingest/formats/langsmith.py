@@ -1,8 +1,9 @@
 """LangSmith / LangChain runs: run trees (`child_runs`), flat lists (`parent_run_id`,
 `dotted_order`), `{runs: [...]}`, and the SDK's recorded `{post, patch}` payloads.
 
-`run_type` llm -> model call, tool -> tool call (string `error` -> tool error), chain -> the
-run's input and output; times are epoch milliseconds or ISO 8601.
+`run_type` llm -> model call (the tools it was offered from `extra.invocation_params.tools`),
+tool -> tool call (string `error` -> tool error), chain -> the run's input and output; times
+are epoch milliseconds or ISO 8601.
 """
 
 from __future__ import annotations
@@ -174,7 +175,7 @@ def _event(run: dict[str, Any]) -> dict[str, Any] | None:
         content, calls, model = _llm_output(run.get("outputs"))
         return model_event(
             model or _model(run, inputs), _llm_input(inputs), content, calls,
-            error=None, usage=_usage(run), extra=extra, **_where(run),
+            error=None, usage=_usage(run), tools=_offered(run), extra=extra, **_where(run),
         )  # fmt: skip
     if kind == "tool":
         result, err = _tool_output(run.get("outputs"))
@@ -235,6 +236,14 @@ def _model(run: dict[str, Any], inputs: dict[str, Any]) -> str | None:
     meta = obj(extra.get("metadata"))
     model = params.get("model") or params.get("model_name") or meta.get("ls_model_name")
     return str(model or inputs.get("model")) if (model or inputs.get("model")) else None
+
+
+def _offered(run: dict[str, Any]) -> list[Any] | None:
+    """The tool definitions the model was offered: LangChain's tracer records the tools a chat
+    model was bound to (`bind_tools`) among its `invocation_params`, as the provider's API
+    takes them."""
+    tools = obj(_extra(run).get("invocation_params")).get("tools")
+    return list(tools) if isinstance(tools, list) and tools else None
 
 
 def _llm_input(inputs: dict[str, Any]) -> list[dict[str, Any]]:
