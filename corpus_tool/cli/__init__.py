@@ -29,6 +29,7 @@ ORDER = (
     "affected",
     "replay",
     "check",
+    "regrade",
     "gate",
     "report",
     "waivers",

@@ -41,9 +41,12 @@ class Verdict(StrEnum):
     SKIPPED = "skipped"  # retired or tier archive: kept, not run
     WAIVED = "waived"  # failed, every failing check excused by an active waiver
     FLAKY = "flaky"  # live --repeat: some attempts passed, not all; counted as a failure
+    STALE = "stale"  # regrade: the trace changed since the run; not graded, counted as a failure
 
 
-FAILING: frozenset[Verdict] = frozenset({Verdict.FAILED, Verdict.ERROR, Verdict.FLAKY})
+FAILING: frozenset[Verdict] = frozenset(
+    {Verdict.FAILED, Verdict.ERROR, Verdict.FLAKY, Verdict.STALE}
+)
 """The verdicts that fail a run (and a case's exit status)."""
 
 
@@ -151,6 +154,9 @@ class CaseOutcome:
     """Live runs of the case (--repeat N); None when it did not run live."""
     passes: int | None = None
     k: int | None = None
+    trace_key: str | None = None
+    """The sha256 of the trace.yaml the case ran against (`corpus regrade` compares it); None
+    in a document written before it was recorded."""
 
     @property
     def raw_verdict(self) -> Verdict:
@@ -162,7 +168,7 @@ class CaseOutcome:
 class Results:
     """A whole results document: cases sorted by id, and the waivers as they stood."""
 
-    command: Literal["replay", "check"]
+    command: Literal["replay", "check", "regrade"]
     corpus: str
     tool_version: str
     summary: Mapping[str, int]  # total, then a count per `Verdict`
@@ -268,6 +274,7 @@ def _case(entry: Mapping[str, Any], path: Path) -> CaseOutcome:
         attempts=_count(entry.get("attempts")),
         passes=_count(entry.get("passes")),
         k=_count(entry.get("k")),
+        trace_key=entry.get("trace_key"),
     )
 
 

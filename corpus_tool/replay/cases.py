@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -58,6 +59,9 @@ class CaseResult:
     together they name every failing check, else they are shown beside the failure."""
     live: LiveRecord | None = None
     """Set when the live model answered: its calls, usage, provider errors, unmatched calls."""
+    trace_key: str | None = None
+    """The sha256 of the trace.yaml bytes the case ran against (`corpus regrade` compares it
+    with the file's now, so a stored run is never graded against a trace that changed)."""
 
     @property
     def failed_checks(self) -> list[str]:
@@ -90,6 +94,8 @@ class LoadedCase:
     case_id: str
     expected: Expected
     trace_doc: Any
+    trace_key: str | None = None
+    """The sha256 of trace.yaml's bytes as read (`trace_key_of`)."""
 
     @functools.cached_property
     def trace(self) -> Trace:
@@ -109,20 +115,29 @@ def load_case(
     schema-valid in this run, `parsed` those it parsed: neither is read or checked again, and
     each file is parsed once.
     """
-    known = valid or {}
+    known = dict(valid or {})
     docs: dict[str, Any] = dict(parsed or {})
     for kind in ("trace", "expected"):
+        path = corpus.case_dir(case_id) / f"{kind}.yaml"
+        if kind == "trace" and kind not in known:  # its bytes are the trace key
+            known[kind] = files.read_bytes(path, within=corpus.root)
         if kind in docs:
             continue
-        path = corpus.case_dir(case_id) / f"{kind}.yaml"
-        if kind in known:
+        if kind in known and kind in (valid or {}):
             docs[kind] = files.parse_yaml(known[kind], path)
             continue
-        data, spans = files.parse_yaml_spans(files.read_bytes(path, within=corpus.root), path)
+        raw = known.get(kind) or files.read_bytes(path, within=corpus.root)
+        data, spans = files.parse_yaml_spans(raw, path)
         if not isinstance(data, dict) or schema.errors(kind, data, plain=spans is not None):
             raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
         docs[kind] = data
-    return LoadedCase(case_id, Expected.from_doc(docs["expected"]), docs["trace"])
+    expected = Expected.from_doc(docs["expected"])
+    return LoadedCase(case_id, expected, docs["trace"], trace_key_of(known["trace"]))
+
+
+def trace_key_of(raw: bytes) -> str:
+    """The key of a trace.yaml: the sha256 of its bytes (a results document records it)."""
+    return hashlib.sha256(raw).hexdigest()
 
 
 def mode_of(corpus: Corpus, expected: Expected, override: str | None) -> str:
@@ -172,7 +187,7 @@ def judge_case(
     corpus: Corpus, loaded: LoadedCase, request: CaseRequest, ran: Ran, *, grader: GradeRun
 ) -> CaseResult:
     """The verdict on a replayed case, graded here from the parent's own expected.yaml."""
-    base = _base(loaded, request.mode)
+    base = base_of(loaded, request.mode)
     if ran.error is not None or not ran.runs:
         return CaseResult(
             **base,
@@ -213,7 +228,32 @@ def _judge(
     extra = [DIVERGENCE_CHECK] if first.divergence else []
     if any(_fingerprint(r) != _fingerprint(first) for r in runs[1:]):
         extra.append(DETERMINISM_CHECK)
-    failed = bool(extra) or any(c.failed for c in checks)
+    run = Graded(first, tuple(c.seq for c in first.unused), tuple(extra))
+    return decide(base, expected, run, checks, duration_ms)
+
+
+@dataclass(frozen=True)
+class Graded:
+    """What a verdict is decided from besides the checks: the (first) run, the seqs of the
+    recorded calls it left unused, and the replay's own failures (`replay.divergence`,
+    `replay.determinism`); `corpus regrade` rebuilds it from a results document."""
+
+    run: Replayed
+    unused: tuple[int, ...]
+    extra: tuple[str, ...]
+
+
+def decide(
+    base: dict[str, Any],
+    expected: Expected,
+    graded: Graded,
+    checks: tuple[CheckResult, ...],
+    duration_ms: float,
+) -> CaseResult:
+    """The verdict on a graded run (`check` and `regrade` alike): a replay failure or a failed
+    check fails it; a known_unknown case is kept for the record."""
+    first = graded.run
+    failed = bool(graded.extra) or any(c.failed for c in checks)
     verdict = Verdict.KNOWN_UNKNOWN if expected.status == "known_unknown" else None
     verdict = verdict or (Verdict.FAILED if failed else Verdict.PASSED)
     return CaseResult(
@@ -223,8 +263,8 @@ def _judge(
         checks=checks,
         divergence=first.divergence,
         sequence_diff=tuple(first.sequence_diff) if failed else (),
-        unused=tuple(c.seq for c in first.unused),
-        extra_failures=tuple(extra),
+        unused=graded.unused,
+        extra_failures=graded.extra,
         reason=_reason(expected, verdict, failed),
         notes=first.notes,
         trajectory=first.trajectory,
@@ -233,7 +273,7 @@ def _judge(
 
 def skipped(loaded: LoadedCase, reason: str) -> CaseResult:
     """The result of a case kept but not run."""
-    return CaseResult(**_base(loaded, None), verdict=Verdict.SKIPPED, reason=reason)
+    return CaseResult(**base_of(loaded, None), verdict=Verdict.SKIPPED, reason=reason)
 
 
 def broken(case_id: str, error: str) -> CaseResult:
@@ -241,7 +281,9 @@ def broken(case_id: str, error: str) -> CaseResult:
     return CaseResult(case=case_id, verdict=Verdict.ERROR, error=error)
 
 
-def _base(loaded: LoadedCase, mode: str | None) -> dict[str, Any]:
+def base_of(loaded: LoadedCase, mode: str | None) -> dict[str, Any]:
+    """The fields every result of a loaded case carries: id, status, tier, tags, mode, and
+    the key of the trace it ran against."""
     exp = loaded.expected
     return {
         "case": loaded.case_id,
@@ -249,6 +291,7 @@ def _base(loaded: LoadedCase, mode: str | None) -> dict[str, Any]:
         "tier": exp.tier,
         "tags": exp.tags,
         "mode": mode,
+        "trace_key": loaded.trace_key,
     }
 
 

@@ -1,0 +1,237 @@
+"""Grading the runs a results document holds against the corpus's expected.yaml files as they
+are now, without running any agent, model or tool (`corpus regrade`).
+
+Each case of the document is graded from its stored trajectory exactly as `check` grades a
+fresh replay (`replay.cases.decide`, the same graders, the same waivers), so an edit of
+`expected.yaml` is judged on what the stored runs already show. A case whose trace.yaml changed
+since the run (its sha256 is not the one the document recorded), or whose run the document does
+not hold, is `stale`: never graded against a trace it did not run against.
+
+With a judge (`--judge NAME --repeat N`) each graded run is also put to the judge N times
+(the recording as A, the stored run as B) and the spread of its answers is reported: how often
+it disagreed with itself on the same pair.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from corpus_tool.diff.judge import Judge, JudgeRequest, opinion
+from corpus_tool.errors import CorpusError, UsageError
+from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK
+from corpus_tool.model.results import CaseOutcome, Results, Verdict
+from corpus_tool.model.trace import Trajectory
+from corpus_tool.replay.cases import (
+    CaseResult,
+    Graded,
+    GradeRun,
+    LoadedCase,
+    base_of,
+    broken,
+    decide,
+    load_case,
+    mode_of,
+    skip_reason,
+    skipped,
+)
+from corpus_tool.replay.engine import CaseSpec, Replayed, cut_short
+from corpus_tool.replay.requests import RequestNote
+from corpus_tool.store.corpus import Corpus
+
+REPLAY_FAILURES = (DIVERGENCE_CHECK, DETERMINISM_CHECK)
+"""The failures the replay itself decided (not a grader): carried over from the run."""
+AGAIN = "replay it with `corpus check` (or `corpus replay CASE`)"
+
+
+def chosen(stored: Results, cases: Sequence[str], where: str) -> list[CaseOutcome]:
+    """The document's cases to regrade: all, or those `--cases` names (each must be there)."""
+    if not cases:
+        return list(stored.cases)
+    by_case = stored.by_case()
+    missing = [c for c in cases if c not in by_case]
+    if missing:
+        raise UsageError(
+            f"{where} holds no run of case(s) {', '.join(missing)}; "
+            "`corpus check --results FILE` writes a document with every case"
+        )
+    return [by_case[c] for c in dict.fromkeys(cases)]
+
+
+def regrade_cases(
+    corpus: Corpus, outcomes: Sequence[CaseOutcome], grader: GradeRun
+) -> Iterator[tuple[CaseResult, LoadedCase | None]]:
+    """Each stored case regraded, in the document's order, with the case as read now (None
+    when it could not be read)."""
+    for outcome in outcomes:
+        yield regraded(corpus, outcome, grader)
+
+
+def regraded(
+    corpus: Corpus, outcome: CaseOutcome, grader: GradeRun
+) -> tuple[CaseResult, LoadedCase | None]:
+    """One stored run graded against the case's files now; stale when it cannot be."""
+    started = time.perf_counter()
+    if not corpus.case_dir(outcome.case).is_dir():
+        gone = CaseResult(case=outcome.case, verdict=Verdict.STALE, trace_key=outcome.trace_key)
+        return replace(gone, reason="stale: the case is no longer in the corpus"), None
+    try:
+        loaded = load_case(corpus, outcome.case)
+    except CorpusError as err:  # as check reports a case whose files cannot be used
+        return broken(outcome.case, str(err)), None
+    skip = skip_reason(loaded.expected)
+    if skip is not None:
+        return skipped(loaded, skip), loaded
+    why = stale_reason(outcome, loaded)
+    if why is not None:
+        return stale(loaded, outcome, why), loaded
+    mode = str(outcome.mode) if outcome.mode else mode_of(corpus, loaded.expected, None)
+    base = base_of(loaded, mode)
+    if outcome.trajectory is None:  # the run could not replay it: what it said stands
+        error = outcome.error or "the case was not replayed"
+        kept = CaseResult(**base, verdict=Verdict.ERROR, error=error, stack=outcome.stack)
+        return replace(kept, output=outcome.output, duration_ms=outcome.duration_ms), loaded
+    run = stored_run(outcome, outcome.trajectory, loaded, mode)
+    extra = tuple(c for c in outcome.failed_checks if c in REPLAY_FAILURES)
+    graded = Graded(run, outcome.unused, extra)
+    checks = tuple(grader(loaded.expected.expect, run.trajectory, corpus.config))
+    took = round((time.perf_counter() - started) * 1000, 1)
+    result = decide(base, loaded.expected, graded, checks, took)
+    return replace(result, output=outcome.output), loaded
+
+
+def stale_reason(outcome: CaseOutcome, loaded: LoadedCase) -> str | None:
+    """Why the stored run of a case cannot be graded against its files now; None when it can."""
+    if outcome.trace_key is None:
+        if outcome.trajectory is None and outcome.verdict is Verdict.STALE:
+            return f"stale: {outcome.reason or 'stale in the document'}"
+        return "stale: the document does not record which trace.yaml the case ran against"
+    if outcome.trace_key != loaded.trace_key:
+        return "stale: trace.yaml changed since the run"
+    if outcome.trajectory is None and outcome.verdict is not Verdict.ERROR:
+        return f"stale: the document holds no run of it ({outcome.verdict} then)"
+    if outcome.attempts is not None and outcome.attempts > 1:
+        return (
+            f"stale: it ran --model live --repeat {outcome.attempts}; the document holds one "
+            "attempt's run, not each attempt's"
+        )
+    return None
+
+
+def stale(loaded: LoadedCase, outcome: CaseOutcome, why: str) -> CaseResult:
+    """A case regrade will not grade: never against a trace it did not run against."""
+    mode = str(outcome.mode) if outcome.mode else None
+    fields = {**base_of(loaded, mode), "trace_key": outcome.trace_key}
+    return CaseResult(**fields, verdict=Verdict.STALE, reason=f"{why}; {AGAIN}")
+
+
+def stored_run(
+    outcome: CaseOutcome, trajectory: Trajectory, loaded: LoadedCase, mode: str
+) -> Replayed:
+    """The stored run as replay made it: its events, ending and divergence; where a divergence
+    stopped it, what the recording could still have answered (worked out from the case's files,
+    which are the ones it ran against)."""
+    divergence = outcome.divergence
+    cut = None
+    if divergence is not None and divergence.stopped:
+        spec = CaseSpec(loaded.trace, loaded.expected, mode)
+        cut = cut_short(spec, trajectory.events, divergence)
+    notes = tuple(RequestNote(n.path, n.carried_by, n.steps) for n in outcome.notes)
+    return Replayed(
+        trajectory.events,
+        trajectory.terminal,
+        divergence,
+        (),
+        outcome.sequence_diff,
+        notes,
+        cut,
+    )
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A judge's answers on one case, asked the same question N times."""
+
+    case: str
+    answers: tuple[str, ...]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How often it gave each answer, most often first (then by word)."""
+        counted = Counter(self.answers)
+        return dict(sorted(counted.items(), key=lambda item: (-item[1], item[0])))
+
+    @property
+    def disagreement(self) -> float:
+        """The share of its answers that differ from its most common one (0: it always said
+        the same)."""
+        if not self.answers:
+            return 0.0
+        return 1 - max(Counter(self.answers).values()) / len(self.answers)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "answers": self.counts,
+            "disagreement": round(self.disagreement, 4),
+        }
+
+    def text(self) -> str:
+        said = ", ".join(f"{word} {n}" for word, n in self.counts.items())
+        return f"{self.case}: {said} (disagreement {self.disagreement:.2f})"
+
+
+def spread(
+    judge: Judge, name: str, repeat: int, result: CaseResult, loaded: LoadedCase
+) -> Spread | None:
+    """The judge asked `repeat` times about a graded case (None: no run to judge)."""
+    if result.trajectory is None or result.verdict in (Verdict.STALE, Verdict.ERROR):
+        return None
+    trace = loaded.trace
+    request = JudgeRequest(
+        result.case,
+        trace.input.to_doc(),
+        Trajectory(trace.events, trace.terminal),
+        result.trajectory,
+    )
+    return Spread(result.case, tuple(opinion(judge, name, request) for _ in range(repeat)))
+
+
+@dataclass(frozen=True)
+class Variance:
+    """A judge's spread over the cases of a regrade: `--judge NAME --repeat N`."""
+
+    name: str
+    repeat: int
+    cases: tuple[Spread, ...]
+
+    @property
+    def disagreement(self) -> float:
+        """The mean disagreement over the judged cases."""
+        if not self.cases:
+            return 0.0
+        return sum(s.disagreement for s in self.cases) / len(self.cases)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "repeat": self.repeat,
+            "disagreement": round(self.disagreement, 4),
+            "cases": [s.as_dict() for s in self.cases],
+        }
+
+    def lines(self) -> list[str]:
+        varied = sum(1 for s in self.cases if s.disagreement > 0)
+        head = (
+            f"judge {self.name}, asked {self.repeat} time(s) a case: it disagreed with itself "
+            f"on {varied} of {len(self.cases)} case(s), {self.disagreement:.2f} of its answers "
+            "on average"
+        )
+        return [head, *(f"  {s.text()}" for s in self.cases)]
+
+
+Ask = Callable[[CaseResult, LoadedCase], "Spread | None"]
+"""Puts a graded case to the judge (`spread` with the judge bound)."""
