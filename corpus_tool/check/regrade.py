@@ -23,7 +23,7 @@ from typing import Any
 from corpus_tool.diff.judge import Judge, JudgeRequest, opinion
 from corpus_tool.errors import CorpusError, UsageError
 from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK
-from corpus_tool.model.results import CaseOutcome, Results, Verdict
+from corpus_tool.model.results import CaseOutcome, Mode, Results, Verdict
 from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay.cases import (
     CaseResult,
@@ -35,15 +35,17 @@ from corpus_tool.replay.cases import (
     decide,
     load_case,
     mode_of,
+    replay_key_of,
     skip_reason,
     skipped,
+    trace_request,
 )
-from corpus_tool.replay.engine import CaseSpec, Replayed, cut_short
+from corpus_tool.replay.engine import CaseSpec, Replayed, cut_short, ended
+from corpus_tool.replay.recording import Recording
 from corpus_tool.replay.requests import RequestNote
+from corpus_tool.replay.sequence import sequence_diff
 from corpus_tool.store.corpus import Corpus
 
-REPLAY_FAILURES = (DIVERGENCE_CHECK, DETERMINISM_CHECK)
-"""The failures the replay itself decided (not a grader): carried over from the run."""
 AGAIN = "replay it with `corpus check` (or `corpus replay CASE`)"
 
 
@@ -85,17 +87,19 @@ def regraded(
     skip = skip_reason(loaded.expected)
     if skip is not None:
         return skipped(loaded, skip), loaded
-    why = stale_reason(outcome, loaded)
+    why = stale_reason(corpus, outcome, loaded)
     if why is not None:
         return stale(loaded, outcome, why), loaded
     mode = str(outcome.mode) if outcome.mode else mode_of(corpus, loaded.expected, None)
-    base = base_of(loaded, mode)
+    base = {**base_of(loaded, mode), "replay_key": outcome.replay_key}
     if outcome.trajectory is None:  # the run could not replay it: what it said stands
         error = outcome.error or "the case was not replayed"
         kept = CaseResult(**base, verdict=Verdict.ERROR, error=error, stack=outcome.stack)
         return replace(kept, output=outcome.output, duration_ms=outcome.duration_ms), loaded
     run = stored_run(outcome, outcome.trajectory, loaded, mode)
-    extra = tuple(c for c in outcome.failed_checks if c in REPLAY_FAILURES)
+    extra: tuple[str, ...] = (DIVERGENCE_CHECK,) if run.divergence else ()
+    if DETERMINISM_CHECK in outcome.failed_checks:  # --repeat's runs differed: still so
+        extra += (DETERMINISM_CHECK,)
     graded = Graded(run, outcome.unused, extra)
     checks = tuple(grader(loaded.expected.expect, run.trajectory, corpus.config))
     took = round((time.perf_counter() - started) * 1000, 1)
@@ -103,14 +107,21 @@ def regraded(
     return replace(result, output=outcome.output), loaded
 
 
-def stale_reason(outcome: CaseOutcome, loaded: LoadedCase) -> str | None:
+def stale_reason(corpus: Corpus, outcome: CaseOutcome, loaded: LoadedCase) -> str | None:
     """Why the stored run of a case cannot be graded against its files now; None when it can."""
+    replay_key = replay_key_of(trace_request(corpus, loaded.trace_doc, loaded.expected, None))
     if outcome.trace_key is None:
-        if outcome.trajectory is None and outcome.verdict is Verdict.STALE:
-            return f"stale: {outcome.reason or 'stale in the document'}"
         return "stale: the document does not record which trace.yaml the case ran against"
     if outcome.trace_key != loaded.trace_key:
         return "stale: trace.yaml changed since the run"
+    if outcome.replay_key is not None and outcome.replay_key != replay_key:
+        return (
+            "stale: what replay answers it with changed since the run (expected.yaml stubs or "
+            "continuation, or the request fields compared)"
+        )
+    now = mode_of(corpus, loaded.expected, None)
+    if outcome.mode not in (None, Mode.LIVE) and outcome.mode != now:
+        return f"stale: the run replayed it {outcome.mode}; it replays {now} now"
     if outcome.trajectory is None and outcome.verdict is not Verdict.ERROR:
         return f"stale: the document holds no run of it ({outcome.verdict} then)"
     if outcome.attempts is not None and outcome.attempts > 1:
@@ -124,7 +135,8 @@ def stale_reason(outcome: CaseOutcome, loaded: LoadedCase) -> str | None:
 def stale(loaded: LoadedCase, outcome: CaseOutcome, why: str) -> CaseResult:
     """A case regrade will not grade: never against a trace it did not run against."""
     mode = str(outcome.mode) if outcome.mode else None
-    fields = {**base_of(loaded, mode), "trace_key": outcome.trace_key}
+    keys = {"trace_key": outcome.trace_key, "replay_key": outcome.replay_key}
+    fields = {**base_of(loaded, mode), **keys}
     return CaseResult(**fields, verdict=Verdict.STALE, reason=f"{why}; {AGAIN}")
 
 
@@ -134,21 +146,19 @@ def stored_run(
     """The stored run as replay made it: its events, ending and divergence; where a divergence
     stopped it, what the recording could still have answered (worked out from the case's files,
     which are the ones it ran against)."""
-    divergence = outcome.divergence
-    cut = None
-    if divergence is not None and divergence.stopped:
-        spec = CaseSpec(loaded.trace, loaded.expected, mode)
-        cut = cut_short(spec, trajectory.events, divergence)
+    spec = CaseSpec(loaded.trace, loaded.expected, mode)
+    events, terminal = trajectory.events, trajectory.terminal
     notes = tuple(RequestNote(n.path, n.carried_by, n.steps) for n in outcome.notes)
-    return Replayed(
-        trajectory.events,
-        trajectory.terminal,
-        divergence,
-        (),
-        outcome.sequence_diff,
-        notes,
-        cut,
-    )
+    divergence = outcome.divergence
+    if divergence is not None and divergence.stopped:  # the run itself stopped there
+        cut = cut_short(spec, events, divergence)
+        return Replayed(events, terminal, divergence, (), outcome.sequence_diff, notes, cut)
+    # what strict replay found at the end depends on the ending expected.yaml asks for now
+    left = set(outcome.unused)
+    unused = tuple(c for c in Recording.of(loaded.trace).calls if c.seq in left)
+    divergence = ended(spec, events, terminal, unused)
+    diff = sequence_diff(loaded.trace, events, terminal, None) if divergence else ()
+    return Replayed(events, terminal, divergence, (), tuple(diff), notes)
 
 
 @dataclass(frozen=True)

@@ -157,6 +157,8 @@ class CaseOutcome:
     trace_key: str | None = None
     """The sha256 of the trace.yaml the case ran against (`corpus regrade` compares it); None
     in a document written before it was recorded."""
+    replay_key: str | None = None
+    """The key of the stubs, continuation and request-field settings the case ran with."""
 
     @property
     def raw_verdict(self) -> Verdict:
@@ -275,6 +277,7 @@ def _case(entry: Mapping[str, Any], path: Path) -> CaseOutcome:
         passes=_count(entry.get("passes")),
         k=_count(entry.get("k")),
         trace_key=entry.get("trace_key"),
+        replay_key=entry.get("replay_key"),
     )
 
 

@@ -62,6 +62,8 @@ class CaseResult:
     trace_key: str | None = None
     """The sha256 of the trace.yaml bytes the case ran against (`corpus regrade` compares it
     with the file's now, so a stored run is never graded against a trace that changed)."""
+    replay_key: str | None = None
+    """The key of what else replay answered with (`replay_key_of`), compared the same way."""
 
     @property
     def failed_checks(self) -> list[str]:
@@ -135,6 +137,19 @@ def load_case(
     return LoadedCase(case_id, expected, docs["trace"], trace_key_of(known["trace"]))
 
 
+def replay_key_of(request: CaseRequest) -> str:
+    """The key of what replay answers a case with besides its trace: expected.yaml's stubs and
+    continuation, the ignored request fields and which fields compare (a change of any makes
+    a stored run of the case stale for `corpus regrade`)."""
+    settings = (
+        tuple(request.ignored),
+        request.request_fields,
+        request.expected.stubs,
+        request.expected.continuation,
+    )
+    return hashlib.sha256(repr(settings).encode("utf-8")).hexdigest()
+
+
 def trace_key_of(raw: bytes) -> str:
     """The key of a trace.yaml: the sha256 of its bytes (a results document records it)."""
     return hashlib.sha256(raw).hexdigest()
@@ -187,7 +202,7 @@ def judge_case(
     corpus: Corpus, loaded: LoadedCase, request: CaseRequest, ran: Ran, *, grader: GradeRun
 ) -> CaseResult:
     """The verdict on a replayed case, graded here from the parent's own expected.yaml."""
-    base = base_of(loaded, request.mode)
+    base = {**base_of(loaded, request.mode), "replay_key": replay_key_of(request)}
     if ran.error is not None or not ran.runs:
         return CaseResult(
             **base,

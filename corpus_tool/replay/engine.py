@@ -107,8 +107,7 @@ def replay(agent: Agent, spec: CaseSpec, link: Link | None = None) -> Replayed:
     events = tuple(rt.events)
     cut = cut_short(spec, events, divergence)
     unused = tuple(source.unused())
-    if divergence is None and spec.mode == Mode.STRICT:
-        divergence = _unused(unused, len(rt.events) + 1) or _ending(spec, rt.events, terminal)
+    divergence = divergence or ended(spec, events, terminal, unused)
     stopped = f"{cut.kind} divergence" if cut is not None else None
     diff = sequence_diff(spec.trace, events, terminal, stopped) if divergence is not None else []
     return Replayed(events, terminal, divergence, unused, tuple(diff), source.notes(), cut)
@@ -239,6 +238,18 @@ def _network(targets: list[str], step: int) -> Divergence:
         "reaches real hosts: call tools through rt.tool",
         actual={"targets": targets},
     )
+
+
+def ended(
+    spec: CaseSpec, events: Sequence[Event], terminal: Terminal, unused: Sequence[RecordedCall]
+) -> Divergence | None:
+    """What strict replay finds once a run that did not diverge is over: recorded calls left
+    unused, then another ending than the recording's on the same path (unless expect.terminal
+    asks for another status). `corpus regrade` asks it again of a stored run: the ending a case
+    expects is its expected.yaml's of now."""
+    if spec.mode != Mode.STRICT:
+        return None
+    return _unused(unused, len(events) + 1) or _ending(spec, events, terminal)
 
 
 def _unused(unused: Sequence[RecordedCall], step: int) -> Divergence | None:

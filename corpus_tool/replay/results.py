@@ -63,6 +63,7 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "waived_by": [w.id for w in result.waivers] if result.verdict is Verdict.WAIVED else [],
         **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
         **({"trace_key": result.trace_key} if result.trace_key else {}),
+        **({"replay_key": result.replay_key} if result.replay_key else {}),
         **live_fields(result),
     }
 
