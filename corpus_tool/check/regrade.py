@@ -148,7 +148,7 @@ def stored_run(
     which are the ones it ran against)."""
     spec = CaseSpec(loaded.trace, loaded.expected, mode)
     events, terminal = trajectory.events, trajectory.terminal
-    notes = tuple(RequestNote(n.path, n.carried_by, n.steps) for n in outcome.notes)
+    notes = tuple(RequestNote(n.path, n.carried_by, n.steps, said=n.message) for n in outcome.notes)
     divergence = outcome.divergence
     if divergence is not None and divergence.stopped:  # the run itself stopped there
         cut = cut_short(spec, events, divergence)
