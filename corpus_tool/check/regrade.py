@@ -14,17 +14,22 @@ it disagreed with itself on the same pair.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from corpus_tool.diff.judge import Judge, JudgeRequest, opinion
 from corpus_tool.errors import CorpusError, UsageError
+from corpus_tool.io import files
 from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK
+from corpus_tool.model.divergence import Divergence, DivergenceKind
+from corpus_tool.model.events import Event
+from corpus_tool.model.expected import Expected
 from corpus_tool.model.results import CaseOutcome, Mode, Results, Verdict
-from corpus_tool.model.trace import Trajectory
+from corpus_tool.model.trace import Terminal, Trace, Trajectory
 from corpus_tool.replay.cases import (
     CaseResult,
     Graded,
@@ -33,19 +38,21 @@ from corpus_tool.replay.cases import (
     base_of,
     broken,
     decide,
-    load_case,
     mode_of,
+    read_checked,
     replay_key_of,
     skip_reason,
     skipped,
+    trace_key_of,
     trace_request,
 )
-from corpus_tool.replay.engine import CaseSpec, Replayed, cut_short, ended
-from corpus_tool.replay.recording import Recording
+from corpus_tool.replay.engine import CaseSpec, Replayed, cut_short, ending
 from corpus_tool.replay.requests import RequestNote
 from corpus_tool.replay.sequence import sequence_diff
 from corpus_tool.store.corpus import Corpus
 
+ENDINGS = frozenset({DivergenceKind.TERMINAL_STATE, DivergenceKind.SEMANTIC_OUTPUT})
+"""The divergences strict replay finds at the end of a run from the ending it expects."""
 AGAIN = "replay it with `corpus check` (or `corpus replay CASE`)"
 
 
@@ -63,9 +70,41 @@ def chosen(stored: Results, cases: Sequence[str], where: str) -> list[CaseOutcom
     return [by_case[c] for c in dict.fromkeys(cases)]
 
 
+@dataclass(frozen=True)
+class Current:
+    """A case's files as they are now: expected.yaml read and checked, trace.yaml's bytes (its
+    key); the trace is parsed only when grading needs it (a divergence stopped the run, the
+    ending changed, a judge asks), so regrading a corpus reads YAML mostly for expected.yaml."""
+
+    corpus: Corpus
+    case_id: str
+    expected: Expected
+    trace_raw: bytes
+
+    @classmethod
+    def read(cls, corpus: Corpus, case_id: str) -> Current:
+        """The case's files; a bad expected.yaml is an InputError naming it."""
+        raw = files.read_bytes(corpus.case_dir(case_id) / "trace.yaml", within=corpus.root)
+        expected = Expected.from_doc(read_checked(corpus, case_id, "expected"))
+        return cls(corpus, case_id, expected, raw)
+
+    @property
+    def trace_key(self) -> str:
+        return trace_key_of(self.trace_raw)
+
+    @functools.cached_property
+    def trace(self) -> Trace:
+        """The trace, parsed now (its bytes are the ones the run replayed: `trace_key`)."""
+        return Trace.from_doc(read_checked(self.corpus, self.case_id, "trace", self.trace_raw))
+
+    def loaded(self) -> LoadedCase:
+        """As replay reads a case (`skipped` and the base fields of a result take it)."""
+        return LoadedCase(self.case_id, self.expected, None, self.trace_key)
+
+
 def regrade_cases(
     corpus: Corpus, outcomes: Sequence[CaseOutcome], grader: GradeRun
-) -> Iterator[tuple[CaseResult, LoadedCase | None]]:
+) -> Iterator[tuple[CaseResult, Current | None]]:
     """Each stored case regraded, in the document's order, with the case as read now (None
     when it could not be read)."""
     for outcome in outcomes:
@@ -74,29 +113,34 @@ def regrade_cases(
 
 def regraded(
     corpus: Corpus, outcome: CaseOutcome, grader: GradeRun
-) -> tuple[CaseResult, LoadedCase | None]:
+) -> tuple[CaseResult, Current | None]:
     """One stored run graded against the case's files now; stale when it cannot be."""
     started = time.perf_counter()
     if not corpus.case_dir(outcome.case).is_dir():
         gone = CaseResult(case=outcome.case, verdict=Verdict.STALE, trace_key=outcome.trace_key)
         return replace(gone, reason="stale: the case is no longer in the corpus"), None
     try:
-        loaded = load_case(corpus, outcome.case)
+        current = Current.read(corpus, outcome.case)
     except CorpusError as err:  # as check reports a case whose files cannot be used
         return broken(outcome.case, str(err)), None
+    loaded = current.loaded()
     skip = skip_reason(loaded.expected)
     if skip is not None:
-        return skipped(loaded, skip), loaded
+        return skipped(loaded, skip), current
     why = stale_reason(corpus, outcome, loaded)
     if why is not None:
-        return stale(loaded, outcome, why), loaded
+        return stale(loaded, outcome, why), current
     mode = str(outcome.mode) if outcome.mode else mode_of(corpus, loaded.expected, None)
-    base = {**base_of(loaded, mode), "replay_key": outcome.replay_key}
+    base = {
+        **base_of(loaded, mode),
+        "replay_key": outcome.replay_key,
+        "recorded_end": outcome.recorded_end.to_doc() if outcome.recorded_end else None,
+    }
     if outcome.trajectory is None:  # the run could not replay it: what it said stands
         error = outcome.error or "the case was not replayed"
         kept = CaseResult(**base, verdict=Verdict.ERROR, error=error, stack=outcome.stack)
-        return replace(kept, output=outcome.output, duration_ms=outcome.duration_ms), loaded
-    run = stored_run(outcome, outcome.trajectory, loaded, mode)
+        return replace(kept, output=outcome.output, duration_ms=outcome.duration_ms), current
+    run = stored_run(outcome, outcome.trajectory, current, mode)
     extra: tuple[str, ...] = (DIVERGENCE_CHECK,) if run.divergence else ()
     if DETERMINISM_CHECK in outcome.failed_checks:  # --repeat's runs differed: still so
         extra += (DETERMINISM_CHECK,)
@@ -104,14 +148,17 @@ def regraded(
     checks = tuple(grader(loaded.expected.expect, run.trajectory, corpus.config))
     took = round((time.perf_counter() - started) * 1000, 1)
     result = decide(base, loaded.expected, graded, checks, took)
-    return replace(result, output=outcome.output), loaded
+    return replace(result, output=outcome.output), current
 
 
 def stale_reason(corpus: Corpus, outcome: CaseOutcome, loaded: LoadedCase) -> str | None:
     """Why the stored run of a case cannot be graded against its files now; None when it can."""
-    replay_key = replay_key_of(trace_request(corpus, loaded.trace_doc, loaded.expected, None))
-    if outcome.trace_key is None:
-        return "stale: the document does not record which trace.yaml the case ran against"
+    replay_key = replay_key_of(trace_request(corpus, None, loaded.expected, None))
+    if outcome.trace_key is None or (outcome.trajectory and outcome.recorded_end is None):
+        return (
+            "stale: the document does not record the trace.yaml the case ran against "
+            "(written by an older corpus-tool)"
+        )
     if outcome.trace_key != loaded.trace_key:
         return "stale: trace.yaml changed since the run"
     if outcome.replay_key is not None and outcome.replay_key != replay_key:
@@ -141,24 +188,43 @@ def stale(loaded: LoadedCase, outcome: CaseOutcome, why: str) -> CaseResult:
 
 
 def stored_run(
-    outcome: CaseOutcome, trajectory: Trajectory, loaded: LoadedCase, mode: str
+    outcome: CaseOutcome, trajectory: Trajectory, current: Current, mode: str
 ) -> Replayed:
     """The stored run as replay made it: its events, ending and divergence; where a divergence
     stopped it, what the recording could still have answered (worked out from the case's files,
     which are the ones it ran against)."""
-    spec = CaseSpec(loaded.trace, loaded.expected, mode)
     events, terminal = trajectory.events, trajectory.terminal
     notes = tuple(RequestNote(n.path, n.carried_by, n.steps, said=n.message) for n in outcome.notes)
-    divergence = outcome.divergence
-    if divergence is not None and divergence.stopped:  # the run itself stopped there
-        cut = cut_short(spec, events, divergence)
-        return Replayed(events, terminal, divergence, (), outcome.sequence_diff, notes, cut)
-    # what strict replay found at the end depends on the ending expected.yaml asks for now
-    left = set(outcome.unused)
-    unused = tuple(c for c in Recording.of(loaded.trace).calls if c.seq in left)
-    divergence = ended(spec, events, terminal, unused)
-    diff = sequence_diff(loaded.trace, events, terminal, None) if divergence else ()
+    stored = outcome.divergence
+    if stored is not None and stored.stopped:  # the run itself stopped there
+        cut = cut_short(CaseSpec(current.trace, current.expected, mode), events, stored)
+        return Replayed(events, terminal, stored, (), outcome.sequence_diff, notes, cut)
+    divergence = _end_of(outcome, current.expected, events, terminal, mode)
+    if divergence is None:
+        return Replayed(events, terminal, None, (), (), notes)
+    if divergence == stored:  # what the run found: its sequence diff stands
+        return Replayed(events, terminal, divergence, (), outcome.sequence_diff, notes)
+    diff = sequence_diff(current.trace, events, terminal, None)
     return Replayed(events, terminal, divergence, (), tuple(diff), notes)
+
+
+def _end_of(
+    outcome: CaseOutcome,
+    expected: Expected,
+    events: Sequence[Event],
+    terminal: Terminal,
+    mode: str,
+) -> Divergence | None:
+    """What strict replay finds at the end of the stored run (`replay.engine.ended`): recorded
+    calls left unused are the run's own finding; the ending is decided again, since it
+    depends on the `expect.terminal` of now."""
+    stored = outcome.divergence
+    if stored is not None and stored.kind not in ENDINGS:
+        return stored  # found before the ending (recorded calls left unused, the network)
+    if mode != Mode.STRICT or outcome.unused:
+        return stored
+    assert outcome.recorded_end is not None  # stale_reason: a document without it is stale
+    return ending(outcome.recorded_end, expected, events, terminal)
 
 
 @dataclass(frozen=True)
@@ -195,12 +261,12 @@ class Spread:
 
 
 def spread(
-    judge: Judge, name: str, repeat: int, result: CaseResult, loaded: LoadedCase
+    judge: Judge, name: str, repeat: int, result: CaseResult, current: Current
 ) -> Spread | None:
     """The judge asked `repeat` times about a graded case (None: no run to judge)."""
     if result.trajectory is None or result.verdict in (Verdict.STALE, Verdict.ERROR):
         return None
-    trace = loaded.trace
+    trace = current.trace
     request = JudgeRequest(
         result.case,
         trace.input.to_doc(),
@@ -241,7 +307,3 @@ class Variance:
             "on average"
         )
         return [head, *(f"  {s.text()}" for s in self.cases)]
-
-
-Ask = Callable[[CaseResult, LoadedCase], "Spread | None"]
-"""Puts a graded case to the judge (`spread` with the judge bound)."""

@@ -159,6 +159,8 @@ class CaseOutcome:
     in a document written before it was recorded."""
     replay_key: str | None = None
     """The key of the stubs, continuation and request-field settings the case ran with."""
+    recorded_end: Terminal | None = None
+    """The recording's terminal, as the run read it from the trace (`trace_key`)."""
 
     @property
     def raw_verdict(self) -> Verdict:
@@ -278,7 +280,12 @@ def _case(entry: Mapping[str, Any], path: Path) -> CaseOutcome:
         k=_count(entry.get("k")),
         trace_key=entry.get("trace_key"),
         replay_key=entry.get("replay_key"),
+        recorded_end=_end(entry.get("recorded_end")),
     )
+
+
+def _end(doc: Mapping[str, Any] | None) -> Terminal | None:
+    return None if doc is None else Terminal.from_doc(doc)
 
 
 def _count(value: Any) -> int | None:

@@ -64,6 +64,9 @@ class CaseResult:
     with the file's now, so a stored run is never graded against a trace that changed)."""
     replay_key: str | None = None
     """The key of what else replay answered with (`replay_key_of`), compared the same way."""
+    recorded_end: Mapping[str, Any] | None = None
+    """The recording's terminal (trace.yaml form): regrade decides the strict ending from it
+    without parsing the trace again."""
 
     @property
     def failed_checks(self) -> list[str]:
@@ -128,13 +131,20 @@ def load_case(
         if kind in known and kind in (valid or {}):
             docs[kind] = files.parse_yaml(known[kind], path)
             continue
-        raw = known.get(kind) or files.read_bytes(path, within=corpus.root)
-        data, spans = files.parse_yaml_spans(raw, path)
-        if not isinstance(data, dict) or schema.errors(kind, data, plain=spans is not None):
-            raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
-        docs[kind] = data
+        docs[kind] = read_checked(corpus, case_id, kind, known.get(kind))
     expected = Expected.from_doc(docs["expected"])
     return LoadedCase(case_id, expected, docs["trace"], trace_key_of(known["trace"]))
+
+
+def read_checked(corpus: Corpus, case_id: str, kind: str, raw: bytes | None = None) -> Any:
+    """A case's `kind`.yaml (its bytes when read already) parsed and schema-checked; anything
+    else is an InputError naming the file."""
+    path = corpus.case_dir(case_id) / f"{kind}.yaml"
+    raw = files.read_bytes(path, within=corpus.root) if raw is None else raw
+    data, spans = files.parse_yaml_spans(raw, path)
+    if not isinstance(data, dict) or schema.errors(kind, data, plain=spans is not None):
+        raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
+    return data
 
 
 def replay_key_of(request: CaseRequest) -> str:
@@ -148,6 +158,11 @@ def replay_key_of(request: CaseRequest) -> str:
         request.expected.continuation,
     )
     return hashlib.sha256(repr(settings).encode("utf-8")).hexdigest()
+
+
+def _recorded_end(trace_doc: Any) -> dict[str, Any] | None:
+    terminal = trace_doc.get("terminal") if isinstance(trace_doc, Mapping) else None
+    return dict(terminal) if isinstance(terminal, Mapping) else None
 
 
 def trace_key_of(raw: bytes) -> str:
@@ -202,7 +217,11 @@ def judge_case(
     corpus: Corpus, loaded: LoadedCase, request: CaseRequest, ran: Ran, *, grader: GradeRun
 ) -> CaseResult:
     """The verdict on a replayed case, graded here from the parent's own expected.yaml."""
-    base = {**base_of(loaded, request.mode), "replay_key": replay_key_of(request)}
+    base = {
+        **base_of(loaded, request.mode),
+        "replay_key": replay_key_of(request),
+        "recorded_end": _recorded_end(loaded.trace_doc),
+    }
     if ran.error is not None or not ran.runs:
         return CaseResult(
             **base,

@@ -64,6 +64,7 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
         **({"trace_key": result.trace_key} if result.trace_key else {}),
         **({"replay_key": result.replay_key} if result.replay_key else {}),
+        **({"recorded_end": dict(result.recorded_end)} if result.recorded_end else {}),
         **live_fields(result),
     }
 
