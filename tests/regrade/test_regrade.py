@@ -247,8 +247,26 @@ def test_cases_regrades_only_those_and_an_unknown_one_is_a_one_line_error(
     code, out, err = cli("-C", root, "regrade", before, "--cases", "no-such-case")
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "no-such-case" in err
-    code, _, err = cli("-C", root, "regrade", before, "--repeat", "3")
-    assert code == 2 and "--judge" in err and len(err.strip().splitlines()) == 1
+
+
+def test_repeat_without_a_judge_is_a_one_line_usage_error(cli: Cli, tmp_path: Path) -> None:
+    root = tmp_path / "corpus"
+    shutil.copytree(EXAMPLES / "corpus", root)
+    code, out, err = cli("-C", root, "regrade", tmp_path / "run.json", "--repeat", "3")
+    assert code == 2 and out == ""
+    assert "--judge" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_document_of_another_corpus_is_refused_naming_it(
+    cli: Cli, copied: tuple[Path, Path], tmp_path: Path
+) -> None:
+    root, before = copied
+    doc = json.loads(before.read_text(encoding="utf-8"))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**doc, "corpus": "billing"}), encoding="utf-8")
+    code, out, err = cli("-C", root, "regrade", other)
+    assert code == 2 and out == ""
+    assert "billing" in err and "other.json" in err and len(err.strip().splitlines()) == 1
 
 
 def _judged(root: Path) -> dict[str, list[str]]:
