@@ -183,6 +183,7 @@ SLOW = frozenset(
         "tests/redact/test_spellings.py::test_add_redacts_a_value_in_any_spelling",
         "tests/redact/test_spellings.py::test_one_pseudonym_for_every_spelling_and_forget_finds_it_by_the_plain_one",
         "tests/redact/test_spellings.py::test_validate_finds_a_hand_edited_value_in_any_spelling",
+        "tests/regrade/test_regrade.py::test_a_case_file_linked_out_of_the_corpus_is_not_read",
         "tests/regrade/test_regrade.py::test_a_case_whose_stubs_or_replay_mode_changed_is_stale",
         "tests/regrade/test_regrade.py::test_a_case_whose_trace_changed_is_stale_in_the_text_json_results_and_junit",
         "tests/regrade/test_regrade.py::test_a_document_of_another_corpus_is_refused_naming_it",

@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from corpus_tool.diff.judge import Judge, JudgeRequest, opinion
@@ -82,11 +83,13 @@ class Current:
     trace_raw: bytes
 
     @classmethod
-    def read(cls, corpus: Corpus, case_id: str) -> Current:
-        """The case's files; a bad expected.yaml is an InputError naming it."""
-        raw = files.read_bytes(corpus.case_dir(case_id) / "trace.yaml", within=corpus.root)
-        expected = Expected.from_doc(read_checked(corpus, case_id, "expected"))
-        return cls(corpus, case_id, expected, raw)
+    def read(cls, corpus: Corpus, case_id: str, plain: bool) -> Current:
+        """The case's files; a bad expected.yaml is an InputError naming it. `plain`: cases/
+        is a directory of the corpus, no symlink on the way (`plain_cases`)."""
+        folder = corpus.case_dir(case_id)
+        raw = {kind: _read(corpus, folder / f"{kind}.yaml", plain) for kind in KINDS}
+        expected = read_checked(corpus, case_id, "expected", raw["expected"])
+        return cls(corpus, case_id, Expected.from_doc(expected), raw["trace"])
 
     @property
     def trace_key(self) -> str:
@@ -102,17 +105,38 @@ class Current:
         return LoadedCase(self.case_id, self.expected, None, self.trace_key)
 
 
+KINDS = ("trace", "expected")
+
+
+def _read(corpus: Corpus, path: Path, plain: bool) -> bytes:
+    """A case file's bytes, never through a symlink out of the corpus: checked by resolving
+    the path (as every reader does) unless neither the file nor its case directory is a
+    symlink under a plain cases/ (two lstat calls, not a walk of the whole path)."""
+    if plain and not path.parent.is_symlink() and not path.is_symlink():
+        return files.read_bytes(path)
+    return files.read_bytes(path, within=corpus.root)
+
+
+def plain_cases(corpus: Corpus) -> bool:
+    """Whether cases/ resolves to itself inside the corpus root (no symlink on the way)."""
+    try:
+        return corpus.cases_dir.resolve() == corpus.root.resolve() / corpus.cases_dir.name
+    except (OSError, RuntimeError):
+        return False
+
+
 def regrade_cases(
     corpus: Corpus, outcomes: Sequence[CaseOutcome], grader: GradeRun
 ) -> Iterator[tuple[CaseResult, Current | None]]:
     """Each stored case regraded, in the document's order, with the case as read now (None
     when it could not be read)."""
+    plain = plain_cases(corpus)
     for outcome in outcomes:
-        yield regraded(corpus, outcome, grader)
+        yield regraded(corpus, outcome, grader, plain)
 
 
 def regraded(
-    corpus: Corpus, outcome: CaseOutcome, grader: GradeRun
+    corpus: Corpus, outcome: CaseOutcome, grader: GradeRun, plain: bool = False
 ) -> tuple[CaseResult, Current | None]:
     """One stored run graded against the case's files now; stale when it cannot be."""
     started = time.perf_counter()
@@ -120,7 +144,7 @@ def regraded(
         gone = CaseResult(case=outcome.case, verdict=Verdict.STALE, trace_key=outcome.trace_key)
         return replace(gone, reason="stale: the case is no longer in the corpus"), None
     try:
-        current = Current.read(corpus, outcome.case)
+        current = Current.read(corpus, outcome.case, plain)
     except CorpusError as err:  # as check reports a case whose files cannot be used
         return broken(outcome.case, str(err)), None
     loaded = current.loaded()

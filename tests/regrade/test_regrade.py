@@ -332,3 +332,18 @@ def test_a_case_whose_stubs_or_replay_mode_changed_is_stale(
     assert cases["inventory-zero-stock"]["verdict"] == "stale"
     assert "lenient" in cases["inventory-zero-stock"]["reason"]
     assert cases["create-refund-lost-retry"]["verdict"] == "passed"
+
+
+def test_a_case_file_linked_out_of_the_corpus_is_not_read(
+    cli: Cli, copied: tuple[Path, Path], tmp_path: Path
+) -> None:
+    root, before = copied
+    secret = tmp_path / "secret.yaml"
+    expected = root / "cases" / "refund-success" / "expected.yaml"
+    secret.write_bytes(expected.read_bytes())
+    expected.unlink()
+    expected.symlink_to(secret)
+    code, out, _ = cli("-C", root, "regrade", before, "--format", "json")
+    assert code == 1
+    case = next(c for c in json.loads(out)["cases"] if c["case"] == "refund-success")
+    assert case["verdict"] == "error" and "outside the corpus" in case["error"]
