@@ -46,7 +46,8 @@ GIT_ENV = {
 }
 COPIED = ("corpus", "incidents", "refund_agent")  # what of each tree's examples/ the scratch holds
 COMMANDS = [
-    *("init", "add", "validate", "mv", "affected", "replay", "check", "gate", "waivers"),
+    *("init", "add", "validate", "mv", "affected", "replay", "check", "regrade", "gate"),
+    "waivers",
     *("status", "migrate", "explain", "minimize", "diff", "keygen", "forget", "report"),
     "vary",
 ]
@@ -91,6 +92,8 @@ STEPS: list[tuple[str, str]] = [
     ("status-json", "-C examples/corpus status --format json"),
     ("status-results", "-C examples/corpus status --results {results}"),
     ("status-results-json", "-C examples/corpus status --results {results} --format json"),
+    ("regrade", "-C examples/corpus regrade {results}"),
+    ("regrade-json", "-C examples/corpus regrade {lenient} --format json"),
     ("explain", "explain"),
     ("explain-json", "explain --format json"),
     ("explain-check", "explain tools.args"),

@@ -375,6 +375,38 @@ def check(bench: Bench) -> list[Row]:
     return rows
 
 
+def regrade(bench: Bench) -> list[Row]:
+    """`corpus regrade` of the results `check` wrote for the big check corpus, beside that
+    `check -n 2` itself (validation cached, timed once: it replays every case): grading the
+    stored runs against replaying them. Wall and CPU seconds (a loaded machine stretches the
+    wall time, not the CPU time)."""
+    n = bench.big
+    corpus = bench.check_corpus(n)
+    _, env = _cache(bench, "regrade")
+    stored = bench.work / f"regrade-{n}.json"
+    check_argv = corpus_cli("-C", str(corpus), "check", "-n", "2", "--results", str(stored))
+    run(check_argv, corpus.parent, env)  # the findings cache
+    checked = run(check_argv, corpus.parent, env)  # and the runs regrade grades
+    argv = corpus_cli("-C", str(corpus), "regrade", str(stored))
+    samples = interleaved(bench.repeat, {"regrade": lambda: run(argv, corpus.parent, env)})
+    took, base = median(samples["regrade"]), checked.wall
+    cpu = median(samples["regrade"], "cpu")
+    return [
+        Row(
+            "regrade",
+            f"corpus regrade, {n:,} stored cases (start-up included)",
+            took,
+            "s",
+            "corpus check -n 2, the same corpus (validation cached)",
+            base,
+            took / base if base else None,
+            "< 10 s",
+            took < 10,
+            {"regrade_s": spread(samples["regrade"]), "regrade_cpu_s": cpu, "check_s": base},
+        )
+    ]
+
+
 def _pytest(corpus: Path, workers: str) -> list[str]:
     xdist = ["-n", workers] if workers != "0" else ["-p", "no:xdist"]
     return [
@@ -632,4 +664,5 @@ FIGURES: dict[str, Callable[[Bench], list[Row]]] = {
     "memory": memory,
     "report": report,
     "live": live,
+    "regrade": regrade,
 }

@@ -178,6 +178,7 @@ def finish(
         f"{counts['error']} error, {counts['known_unknown']} known_unknown, "
         f"{counts['skipped']} skipped, {counts['waived']} waived"
         + (f", {counts['flaky']} flaky" if counts.get("flaky") else "")
+        + (f", {counts['stale']} stale" if counts.get("stale") else "")
         + "\n"
     )
     out.write(escapes.lines(live_summary(results)))

@@ -30,6 +30,7 @@ ORDER = (
     "affected",
     "replay",
     "check",
+    "regrade",
     "gate",
     "report",
     "waivers",

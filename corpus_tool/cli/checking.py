@@ -16,6 +16,7 @@ from corpus_tool.cli.options import (
     corpus_of,
     html_option,
     output_option,
+    repeat_count,
     replay_budget,
     replay_options,
     seconds,
@@ -136,6 +137,76 @@ def _args_check(parser: argparse.ArgumentParser) -> None:
 def _args_replay(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("cases", nargs="*", metavar="CASE", help="case ids (default: all)")
     args_run(parser)
+
+
+def _cmd_regrade(args: argparse.Namespace) -> int:
+    from corpus_tool.check.run import ReplayOptions
+    from corpus_tool.commands.regrade import RegradeOptions, regrade
+    from corpus_tool.replay.runner import RunOptions
+
+    cases = tuple(c for given in args.cases for c in given.split(",") if c)
+    shown = ReplayOptions(
+        RunOptions(cases),
+        args.output,
+        args.junit,
+        args.results,
+        diff=args.diff,
+        verbose=args.verbose,
+        html=args.html,
+    )
+    options = RegradeOptions(args.stored, shown, cases, args.judge, args.repeat)
+    return regrade(corpus_of(args), options, date.today(), sys.stdout)
+
+
+def _args_regrade(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "stored",
+        type=Path,
+        metavar="RESULTS",
+        help="a results document (`corpus check|replay --results FILE`): its stored runs are "
+        "graded, nothing is replayed",
+    )
+    parser.add_argument(
+        "--cases",
+        action="append",
+        default=[],
+        metavar="CASE",
+        help="regrade only these cases of the document; repeat or comma-separate "
+        "(default: every case it holds)",
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="NAME",
+        help="also ask the judge registered under NAME in corpus.yaml `judges` about each "
+        "graded run (the recording as A, the stored run as B)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=repeat_count,
+        metavar="N",
+        help="with --judge: ask it N times a case and report how often it disagreed with "
+        "itself (judge variance; default 1)",
+    )
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        metavar="FILE",
+        help="also write the regraded results JSON (gate input; regrade reads it again)",
+    )
+    html_option(parser)
+    parser.add_argument(
+        "--diff",
+        action="store_true",
+        help="for each failing case, show `corpus diff` of its recording and its stored run",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also show each case's notes and the messages of checks not reached",
+    )
+    output_option(parser)
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
@@ -273,6 +344,12 @@ COMMANDS: dict[str, Command] = {
         "validate, replay and grade the whole corpus",
         _args_check,
         _cmd_check,
+    ),
+    "regrade": (
+        "grade the runs a results document holds against the current expected.yaml files, "
+        "without running any agent, model or tool",
+        _args_regrade,
+        _cmd_regrade,
     ),
     "explain": (
         "how to write a check of expected.yaml: its YAML example and when it passes",

@@ -210,8 +210,8 @@ def _kind(before: Verdict | None, now: Verdict, base: CaseOutcome | None) -> tup
     match now:
         case Verdict.KNOWN_UNKNOWN | Verdict.SKIPPED:
             return Kind.NOT_COUNTED, ""
-        case Verdict.FAILED | Verdict.ERROR | Verdict.WAIVED | Verdict.FLAKY:
-            failing = True  # flaky: some live --repeat attempts failed
+        case Verdict.FAILED | Verdict.ERROR | Verdict.WAIVED | Verdict.FLAKY | Verdict.STALE:
+            failing = True  # flaky: some live --repeat attempts failed; stale: not graded
         case Verdict.PASSED:
             failing = False
         case _:

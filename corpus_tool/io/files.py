@@ -241,23 +241,25 @@ def check_depth(data: Any, path: Path, budget: int | None = None) -> Any:
     stand for billions of values (the "billion laughs"), which every walker downstream would
     then visit. A document without aliases never holds more values than it has bytes.
     """
-    stack: list[tuple[Any, int]] = [(data, 0)]
-    seen = 0
-    while stack:
-        node, depth = stack.pop()
-        seen += 1
-        if depth > MAX_DEPTH:
-            raise _too_deep(path)
+    level = [data] if isinstance(data, (dict, list)) else []  # only containers are queued
+    depth, seen = 0, 1
+    while level:
+        below: list[Any] = []
+        for node in level:
+            children = node.values() if isinstance(node, dict) else node
+            if not children:
+                continue
+            if depth >= MAX_DEPTH:  # its values would sit deeper than MAX_DEPTH
+                raise _too_deep(path)
+            seen += len(children)
+            below.extend(c for c in children if isinstance(c, (dict, list)))
         if budget is not None and seen > budget:
             raise InputError(
                 "expands to more values than the file has bytes (YAML aliases?); write the "
                 "values out",
                 path,
             )
-        if isinstance(node, dict):
-            stack.extend((v, depth + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
+        level, depth = below, depth + 1
     return data
 
 

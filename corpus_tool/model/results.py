@@ -41,9 +41,12 @@ class Verdict(StrEnum):
     SKIPPED = "skipped"  # retired or tier archive: kept, not run
     WAIVED = "waived"  # failed, every failing check excused by an active waiver
     FLAKY = "flaky"  # live --repeat: some attempts passed, not all; counted as a failure
+    STALE = "stale"  # regrade: the trace changed since the run; not graded, counted as a failure
 
 
-FAILING: frozenset[Verdict] = frozenset({Verdict.FAILED, Verdict.ERROR, Verdict.FLAKY})
+FAILING: frozenset[Verdict] = frozenset(
+    {Verdict.FAILED, Verdict.ERROR, Verdict.FLAKY, Verdict.STALE}
+)
 """The verdicts that fail a run (and a case's exit status)."""
 
 
@@ -151,6 +154,13 @@ class CaseOutcome:
     """Live runs of the case (--repeat N); None when it did not run live."""
     passes: int | None = None
     k: int | None = None
+    trace_key: str | None = None
+    """The sha256 of the trace.yaml the case ran against (`corpus regrade` compares it); None
+    in a document written before it was recorded."""
+    replay_key: str | None = None
+    """The key of the stubs, continuation and request-field settings the case ran with."""
+    recorded_end: Terminal | None = None
+    """The recording's terminal, as the run read it from the trace (`trace_key`)."""
 
     @property
     def raw_verdict(self) -> Verdict:
@@ -162,7 +172,7 @@ class CaseOutcome:
 class Results:
     """A whole results document: cases sorted by id, and the waivers as they stood."""
 
-    command: Literal["replay", "check"]
+    command: Literal["replay", "check", "regrade"]
     corpus: str
     tool_version: str
     summary: Mapping[str, int]  # total, then a count per `Verdict`
@@ -268,7 +278,14 @@ def _case(entry: Mapping[str, Any], path: Path) -> CaseOutcome:
         attempts=_count(entry.get("attempts")),
         passes=_count(entry.get("passes")),
         k=_count(entry.get("k")),
+        trace_key=entry.get("trace_key"),
+        replay_key=entry.get("replay_key"),
+        recorded_end=_end(entry.get("recorded_end")),
     )
+
+
+def _end(doc: Mapping[str, Any] | None) -> Terminal | None:
+    return None if doc is None else Terminal.from_doc(doc)
 
 
 def _count(value: Any) -> int | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -63,6 +64,14 @@ class CaseResult:
     ended_at: int | None = None
     """A fault variant replayed against the recording: the step where the recording could not
     answer the agent's reaction (the rest needs `--model live`); not a failure."""
+    trace_key: str | None = None
+    """The sha256 of the trace.yaml bytes the case ran against (`corpus regrade` compares it
+    with the file's now, so a stored run is never graded against a trace that changed)."""
+    replay_key: str | None = None
+    """The key of what else replay answered with (`replay_key_of`), compared the same way."""
+    recorded_end: Mapping[str, Any] | None = None
+    """The recording's terminal (trace.yaml form): regrade decides the strict ending from it
+    without parsing the trace again."""
 
     @property
     def failed_checks(self) -> list[str]:
@@ -95,6 +104,8 @@ class LoadedCase:
     case_id: str
     expected: Expected
     trace_doc: Any
+    trace_key: str | None = None
+    """The sha256 of trace.yaml's bytes as read (`trace_key_of`)."""
 
     @functools.cached_property
     def trace(self) -> Trace:
@@ -114,20 +125,54 @@ def load_case(
     schema-valid in this run, `parsed` those it parsed: neither is read or checked again, and
     each file is parsed once.
     """
-    known = valid or {}
+    known = dict(valid or {})
     docs: dict[str, Any] = dict(parsed or {})
     for kind in ("trace", "expected"):
+        path = corpus.case_dir(case_id) / f"{kind}.yaml"
+        if kind == "trace" and kind not in known:  # its bytes are the trace key
+            known[kind] = files.read_bytes(path, within=corpus.root)
         if kind in docs:
             continue
-        path = corpus.case_dir(case_id) / f"{kind}.yaml"
-        if kind in known:
+        if kind in known and kind in (valid or {}):
             docs[kind] = files.parse_yaml(known[kind], path)
             continue
-        data, spans = files.parse_yaml_spans(files.read_bytes(path, within=corpus.root), path)
-        if not isinstance(data, dict) or schema.errors(kind, data, plain=spans is not None):
-            raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
-        docs[kind] = data
-    return LoadedCase(case_id, Expected.from_doc(docs["expected"]), docs["trace"])
+        docs[kind] = read_checked(corpus, case_id, kind, known.get(kind))
+    expected = Expected.from_doc(docs["expected"])
+    return LoadedCase(case_id, expected, docs["trace"], trace_key_of(known["trace"]))
+
+
+def read_checked(corpus: Corpus, case_id: str, kind: str, raw: bytes | None = None) -> Any:
+    """A case's `kind`.yaml (its bytes when read already) parsed and schema-checked; anything
+    else is an InputError naming the file."""
+    path = corpus.case_dir(case_id) / f"{kind}.yaml"
+    raw = files.read_bytes(path, within=corpus.root) if raw is None else raw
+    data, spans = files.parse_yaml_spans(raw, path)
+    if not isinstance(data, dict) or schema.errors(kind, data, plain=spans is not None):
+        raise InputError(f"not a valid {kind}.yaml; run `corpus validate`", path)
+    return data
+
+
+def replay_key_of(request: CaseRequest) -> str:
+    """The key of what replay answers a case with besides its trace: expected.yaml's stubs and
+    continuation, the ignored request fields and which fields compare (a change of any makes
+    a stored run of the case stale for `corpus regrade`)."""
+    settings = (
+        tuple(request.ignored),
+        request.request_fields,
+        request.expected.stubs,
+        request.expected.continuation,
+    )
+    return hashlib.sha256(repr(settings).encode("utf-8")).hexdigest()
+
+
+def _recorded_end(trace_doc: Any) -> dict[str, Any] | None:
+    terminal = trace_doc.get("terminal") if isinstance(trace_doc, Mapping) else None
+    return dict(terminal) if isinstance(terminal, Mapping) else None
+
+
+def trace_key_of(raw: bytes) -> str:
+    """The key of a trace.yaml: the sha256 of its bytes (a results document records it)."""
+    return hashlib.sha256(raw).hexdigest()
 
 
 def mode_of(corpus: Corpus, expected: Expected, override: str | None) -> str:
@@ -177,7 +222,11 @@ def judge_case(
     corpus: Corpus, loaded: LoadedCase, request: CaseRequest, ran: Ran, *, grader: GradeRun
 ) -> CaseResult:
     """The verdict on a replayed case, graded here from the parent's own expected.yaml."""
-    base = _base(loaded, request.mode)
+    base = {
+        **base_of(loaded, request.mode),
+        "replay_key": replay_key_of(request),
+        "recorded_end": _recorded_end(loaded.trace_doc),
+    }
     if ran.error is not None or not ran.runs:
         return CaseResult(
             **base,
@@ -219,7 +268,33 @@ def _judge(
     extra = [DIVERGENCE_CHECK] if first.divergence and not reacting else []
     if any(_fingerprint(r) != _fingerprint(first) for r in runs[1:]):
         extra.append(DETERMINISM_CHECK)
-    failed = bool(extra) or any(c.failed for c in checks)
+    run = Graded(first, tuple(c.seq for c in first.unused), tuple(extra))
+    return decide(base, expected, run, checks, duration_ms)
+
+
+@dataclass(frozen=True)
+class Graded:
+    """What a verdict is decided from besides the checks: the (first) run, the seqs of the
+    recorded calls it left unused, and the replay's own failures (`replay.divergence`,
+    `replay.determinism`); `corpus regrade` rebuilds it from a results document."""
+
+    run: Replayed
+    unused: tuple[int, ...]
+    extra: tuple[str, ...]
+
+
+def decide(
+    base: dict[str, Any],
+    expected: Expected,
+    graded: Graded,
+    checks: tuple[CheckResult, ...],
+    duration_ms: float,
+) -> CaseResult:
+    """The verdict on a graded run (`check` and `regrade` alike): a replay failure or a failed
+    check fails it; a known_unknown case is kept for the record."""
+    first = graded.run
+    reacting = variant_reacting(expected, first)
+    failed = bool(graded.extra) or any(c.failed for c in checks)
     verdict = Verdict.KNOWN_UNKNOWN if expected.status == "known_unknown" else None
     verdict = verdict or (Verdict.FAILED if failed else Verdict.PASSED)
     return CaseResult(
@@ -229,8 +304,8 @@ def _judge(
         checks=checks,
         divergence=first.divergence,
         sequence_diff=tuple(first.sequence_diff) if failed else (),
-        unused=tuple(c.seq for c in first.unused),
-        extra_failures=tuple(extra),
+        unused=graded.unused,
+        extra_failures=graded.extra,
         reason=_reason(expected, verdict, failed),
         notes=first.notes,
         trajectory=first.trajectory,
@@ -259,7 +334,7 @@ def variant_reacting(expected: Expected, run: Replayed) -> bool:
 
 def skipped(loaded: LoadedCase, reason: str) -> CaseResult:
     """The result of a case kept but not run."""
-    return CaseResult(**_base(loaded, None), verdict=Verdict.SKIPPED, reason=reason)
+    return CaseResult(**base_of(loaded, None), verdict=Verdict.SKIPPED, reason=reason)
 
 
 def broken(case_id: str, error: str) -> CaseResult:
@@ -267,7 +342,9 @@ def broken(case_id: str, error: str) -> CaseResult:
     return CaseResult(case=case_id, verdict=Verdict.ERROR, error=error)
 
 
-def _base(loaded: LoadedCase, mode: str | None) -> dict[str, Any]:
+def base_of(loaded: LoadedCase, mode: str | None) -> dict[str, Any]:
+    """The fields every result of a loaded case carries: id, status, tier, tags, mode, and
+    the key of the trace it ran against."""
     exp = loaded.expected
     return {
         "case": loaded.case_id,
@@ -275,6 +352,7 @@ def _base(loaded: LoadedCase, mode: str | None) -> dict[str, Any]:
         "tier": exp.tier,
         "tags": exp.tags,
         "mode": mode,
+        "trace_key": loaded.trace_key,
     }
 
 

@@ -108,8 +108,7 @@ def replay(agent: Agent, spec: CaseSpec, link: Link | None = None) -> Replayed:
     events = tuple(rt.events)
     cut = cut_short(spec, events, divergence)
     unused = tuple(source.unused())
-    if divergence is None and spec.mode == Mode.STRICT:
-        divergence = _unused(unused, len(rt.events) + 1) or _ending(spec, rt.events, terminal)
+    divergence = divergence or ended(spec, events, terminal, unused)
     stopped = f"{cut.kind} divergence" if cut is not None else None
     diff = sequence_diff(spec.trace, events, terminal, stopped) if divergence is not None else []
     return Replayed(events, terminal, divergence, unused, tuple(diff), source.notes(), cut)
@@ -242,6 +241,18 @@ def _network(targets: list[str], step: int) -> Divergence:
     )
 
 
+def ended(
+    spec: CaseSpec, events: Sequence[Event], terminal: Terminal, unused: Sequence[RecordedCall]
+) -> Divergence | None:
+    """What strict replay finds once a run that did not diverge is over: recorded calls left
+    unused, then another ending than the recording's on the same path (unless expect.terminal
+    asks for another status). `corpus regrade` asks it again of a stored run: the ending a case
+    expects is its expected.yaml's of now."""
+    if spec.mode != Mode.STRICT:
+        return None
+    return _unused(unused, len(events) + 1) or _ending(spec, events, terminal)
+
+
 def _unused(unused: Sequence[RecordedCall], step: int) -> Divergence | None:
     if not unused:
         return None
@@ -266,11 +277,17 @@ def _call_name(call: RecordedCall) -> str:
 
 
 def _ending(spec: CaseSpec, events: Sequence[Event], terminal: Terminal) -> Divergence | None:
-    """Same path as recorded, so the same ending: status, then output text."""
+    return ending(spec.trace.terminal, spec.expected, events, terminal)
+
+
+def ending(
+    recorded: Terminal, expected: Expected, events: Sequence[Event], terminal: Terminal
+) -> Divergence | None:
+    """Same path as recorded, so the same ending: status, then output text (`corpus regrade`
+    asks it of a stored run with the recorded ending the document kept)."""
     if any("origin" in (e.extra or {}) for e in events):
         return None  # stubs or continuation took a new path; expect.terminal judges it
-    recorded = spec.trace.terminal
-    expected_end = spec.expected.expect.terminal
+    expected_end = expected.expect.terminal
     wanted = expected_end.status if expected_end is not None else None
     step = len(events) + 1
     if wanted not in (None, recorded.status):

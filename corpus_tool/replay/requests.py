@@ -108,9 +108,13 @@ class RequestNote:
     carried_by: str
     steps: tuple[int, ...]
     value: Any = None
+    said: str | None = None
+    """The line as a results document recorded it (`corpus regrade`): shown as it was."""
 
     def text(self) -> str:
         """One line a reader understands without the docs."""
+        if self.said is not None:
+            return self.said
         where = f"step{'s' if len(self.steps) > 1 else ''} {_steps(self.steps)}"
         if self.carried_by == RECORDING:
             return (

@@ -32,6 +32,7 @@ LABELS = {
     Verdict.SKIPPED: "SKIP",
     Verdict.WAIVED: "WAIVED",
     Verdict.FLAKY: "FLAKY",
+    Verdict.STALE: "STALE",
 }
 
 EXPLAINED = frozenset({Verdict.FAILED, Verdict.KNOWN_UNKNOWN, Verdict.WAIVED, Verdict.FLAKY})
@@ -62,6 +63,9 @@ def case_dict(result: CaseResult) -> dict[str, Any]:
         "stack": list(result.stack),
         "waived_by": [w.id for w in result.waivers] if result.verdict is Verdict.WAIVED else [],
         **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
+        **({"trace_key": result.trace_key} if result.trace_key else {}),
+        **({"replay_key": result.replay_key} if result.replay_key else {}),
+        **({"recorded_end": dict(result.recorded_end)} if result.recorded_end else {}),
         **live_fields(result),
     }
 
@@ -99,8 +103,9 @@ def trajectory_doc(trajectory: Trajectory) -> dict[str, Any]:
 def summary(results: Iterable[CaseResult]) -> dict[str, int]:
     """How many cases got each verdict, plus the total."""
     counts = Counter(r.verdict for r in results)
-    # `flaky` only when a case was: a recorded run's document keeps its keys
-    shown = [v for v in Verdict if v is not Verdict.FLAKY or counts.get(v)]
+    # `flaky` and `stale` only when a case was: a recorded run's document keeps its keys
+    rare = (Verdict.FLAKY, Verdict.STALE)
+    shown = [v for v in Verdict if v not in rare or counts.get(v)]
     return {"total": sum(counts.values()), **{v.value: counts.get(v, 0) for v in shown}}
 
 
@@ -141,7 +146,7 @@ def write_junit(path: Path, corpus: Corpus, results: Sequence[CaseResult]) -> No
         "testsuite",
         name="corpus" if corpus.config.name is None else corpus.config.name,
         tests=str(counts["total"]),
-        failures=str(counts["failed"] + counts.get("flaky", 0)),
+        failures=str(counts["failed"] + counts.get("flaky", 0) + counts.get("stale", 0)),
         errors=str(counts["error"]),
         skipped=str(counts["known_unknown"] + counts["skipped"] + counts["waived"]),
         time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
@@ -188,6 +193,8 @@ def _junit_case(suite: ElementTree.Element, result: CaseResult) -> None:
             ElementTree.SubElement(case, "skipped", message=message)
         case Verdict.WAIVED:  # it ran and failed; a reviewed waiver excuses it
             ElementTree.SubElement(case, "skipped", message=waived_line(result)).text = body
+        case Verdict.STALE:  # not graded: the trace changed since the run
+            ElementTree.SubElement(case, "failure", message=result.reason or "stale")
         case Verdict.PASSED:
             pass
         case _:
@@ -217,6 +224,8 @@ def headline(result: CaseResult) -> str:
         return f"{label}  {result.error}"
     if result.verdict is Verdict.SKIPPED:
         return f"{label}  ({result.reason})"
+    if result.verdict is Verdict.STALE:
+        return f"{label}  {result.reason}"
     why = reason(result)
     extra = "  (known_unknown: never counted)" if result.verdict is Verdict.KNOWN_UNKNOWN else ""
     if result.verdict is Verdict.WAIVED:

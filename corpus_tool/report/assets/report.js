@@ -52,6 +52,7 @@
     }
     const names = [...TILES[HEAD.kind]];
     if (HEAD.summary.flaky !== undefined) names.splice(names.indexOf("waived") + 1, 0, "flaky");
+    if (HEAD.summary.stale !== undefined) names.push("stale");
     for (const name of names) {
       const count = HEAD.summary[name] || 0;
       box.append(el("div", { class: "tile", "data-count": name }, el("b", { text: String(count) }), name.replace("_", " ")));

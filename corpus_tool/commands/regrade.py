@@ -1,0 +1,101 @@
+"""`corpus regrade RESULTS`: grade the runs a results document holds against the current
+expected.yaml files; no agent, model or tool runs (a judge, when named, is asked)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import TextIO
+
+from corpus_tool.check.regrade import Spread, Variance, chosen, regrade_cases, spread
+from corpus_tool.check.run import ReplayOptions, exit_code, finish
+from corpus_tool.diff.judge import Judge, judge_named
+from corpus_tool.errors import InputError, UsageError
+from corpus_tool.grade import grade_checks
+from corpus_tool.io import escapes
+from corpus_tool.model.results import read_results
+from corpus_tool.replay import results as report
+from corpus_tool.replay.cases import CaseResult
+from corpus_tool.store.corpus import Corpus
+from corpus_tool.waivers.book import read_book, waive
+
+
+@dataclass(frozen=True)
+class RegradeOptions:
+    """What the command line asked of `corpus regrade`."""
+
+    stored: Path
+    report: ReplayOptions
+    cases: tuple[str, ...] = ()
+    judge: str | None = None
+    repeat: int | None = None
+
+
+def regrade(corpus: Corpus, options: RegradeOptions, today: date, out: TextIO) -> int:
+    """A verdict line per regraded case, the details, the summary and the files, as `check`
+    writes them; 1 when a case failed or is stale."""
+    if options.repeat is not None and options.judge is None:
+        raise UsageError("--repeat N re-asks a judge: give --judge NAME with it")
+    stored = read_results(options.stored)
+    name = corpus.config.name or corpus.root.name
+    if stored.corpus != name:
+        raise InputError(
+            f"is a run of corpus {stored.corpus!r}, not of {name!r}; give the corpus it ran "
+            "on with -C DIR",
+            options.stored,
+        )
+    outcomes = chosen(stored, options.cases, str(options.stored))
+    book = read_book(corpus, today)
+    results: list[CaseResult] = []
+    spreads: list[Spread] = []
+    show = options.report.output == "text"
+    with _judge(corpus, options.judge) as judge:
+        for result, loaded in regrade_cases(corpus, outcomes, grade_checks):
+            result = waive(result, book)
+            results.append(result)
+            if show:
+                print(escapes.line(report.headline(result)), file=out, flush=True)
+            if judge is not None and loaded is not None and options.judge is not None:
+                said = spread(judge, options.judge, options.repeat or 1, result, loaded)
+                spreads.extend([said] if said is not None else [])
+    variance = None
+    if options.judge is not None:
+        variance = Variance(options.judge, options.repeat or 1, tuple(spreads))
+    extra = {"judge": variance.as_dict()} if variance is not None else {}
+    doc = finish(corpus, results, options.report, out, "regrade", book, extra)
+    if show:
+        out.write(escapes.lines(_notes(corpus, stored.by_case(), options.cases)))
+        if variance is not None:
+            out.write(escapes.lines(variance.lines()))
+    if options.report.html is not None and doc is not None:
+        from corpus_tool.model.results import results_of
+        from corpus_tool.report.write import run_report  # the HTML report only when asked
+
+        run_report(options.report.html, results_of(doc), corpus)
+    return exit_code(results)
+
+
+@contextmanager
+def _judge(corpus: Corpus, name: str | None) -> Iterator[Judge | None]:
+    if name is None:
+        yield None
+        return
+    with judge_named(corpus, name) as judge:
+        yield judge
+
+
+def _notes(corpus: Corpus, stored: Mapping[str, object], cases: Sequence[str]) -> list[str]:
+    """The cases of the corpus the document holds no run of (added since): regrade cannot
+    grade them."""
+    if cases:
+        return []
+    new = [c for c in corpus.case_ids() if c not in stored]
+    if not new:
+        return []
+    return [
+        f"{len(new)} case(s) of the corpus are not in the document (added since the run?); "
+        "`corpus check` replays them"
+    ]
