@@ -202,6 +202,7 @@ SLOW = frozenset(
         "tests/regrade/test_regrade.py::test_a_judge_answering_at_random_is_reported_with_its_disagreement_rate",
         "tests/regrade/test_regrade.py::test_a_judge_answering_the_same_is_reported_with_no_disagreement",
         "tests/regrade/test_regrade.py::test_cases_regrades_only_those_and_an_unknown_one_is_a_one_line_error",
+        "tests/regrade/test_regrade.py::test_fault_variants_regrade_as_check_graded_them",
         "tests/regrade/test_regrade.py::test_regrade_after_an_expected_edit_gives_the_verdicts_a_full_check_gives",
         "tests/regrade/test_regrade.py::test_regrade_of_an_unedited_corpus_repeats_the_run_without_importing_the_agent",
         "tests/replay/test_agent_robust.py::test_agent_exiting_at_import_is_one_line",

@@ -347,3 +347,23 @@ def test_a_case_file_linked_out_of_the_corpus_is_not_read(
     assert code == 1
     case = next(c for c in json.loads(out)["cases"] if c["case"] == "refund-success")
     assert case["verdict"] == "error" and "outside the corpus" in case["error"]
+
+
+def test_fault_variants_regrade_as_check_graded_them(cli: Cli, tmp_path: Path) -> None:
+    """A variant whose recorded run ended at the unanswerable reaction (`ended_at`) passes in
+    check; regrading its stored run must not turn that ending into a divergence failure."""
+    root = _corpus(tmp_path, EXAMPLE_AGENT)
+    for fault in ("http:503:create_refund", "timeout:create_refund"):
+        code, _, err = cli("-C", root, "vary", "refund-success", "--fault", fault, "--write")
+        assert code == 0, err
+    _check(root, tmp_path / "before.json")
+    checked = _cases(tmp_path / "before.json")
+    ended = checked["refund-success~http503-create_refund"]
+    assert ended["verdict"] == "passed"
+    assert ended["ended_at"] is not None  # the recording could not answer the reaction
+    _point(root, "boom:run")
+    code, _, err = cli(
+        "-C", root, "regrade", tmp_path / "before.json", "--results", tmp_path / "re.json"
+    )
+    assert err == ""
+    assert _cases(tmp_path / "re.json") == checked
