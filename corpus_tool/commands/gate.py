@@ -8,16 +8,17 @@ from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool.errors import InputError, UsageError
+from corpus_tool.errors import CorpusError, InputError, UsageError
 from corpus_tool.gate import render, render_markdown
 from corpus_tool.gate.policy import Decision, judge
 from corpus_tool.gate.revisions import Revisions, compare_revisions
 from corpus_tool.io import escapes, files
+from corpus_tool.model.config import GateSection
 from corpus_tool.model.results import read_results
 from corpus_tool.replay import results
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.runner import RunOptions
-from corpus_tool.store.corpus import locate
+from corpus_tool.store.corpus import load_config, locate
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
@@ -49,7 +50,7 @@ def gate(
         base_path, head_path = _two(options.documents)
         base, head = read_results(base_path), read_results(head_path)
         sides = render.SideNames(str(base_path), str(head_path))
-        decision = judge(base, head, today)
+        decision = judge(base, head, today, settings=_settings(directory, cwd))
         if options.html is not None:
             from corpus_tool.report.write import gate_report  # the HTML report only when asked
 
@@ -60,7 +61,10 @@ def gate(
             root, options.revisions, options.run, today, _tell(err), _say(err)
         )
         sides = render.SideNames(compared.base_label, compared.head_label)
-        decision = judge(compared.base, compared.head, today, compared.removed)
+        settings = load_config(root).gate
+        decision = judge(
+            compared.base, compared.head, today, compared.removed, settings, compared.changed
+        )
         if options.html is not None:
             from corpus_tool.report.write import gate_report  # the HTML report only when asked
 
@@ -71,6 +75,14 @@ def gate(
     else:
         out.write(render.text(decision, sides))
     return 1 if decision.blocked else 0
+
+
+def _settings(directory: Path | None, cwd: Path) -> GateSection:
+    """corpus.yaml's gate section when the command runs in a corpus; else the defaults."""
+    try:
+        return load_config(locate(directory, cwd)).gate
+    except CorpusError:
+        return GateSection()
 
 
 def _two(documents: tuple[Path, ...]) -> tuple[Path, Path]:

@@ -46,6 +46,7 @@ class Compared:
     removed: tuple[str, ...]
     base_label: str
     head_label: str
+    changed: tuple[str, ...] = ()  # cases whose recording (trace.yaml) differs between sides
 
 
 Tell = Callable[[str], None]
@@ -70,6 +71,8 @@ def compare_revisions(
     trees = _trees(repo, sides.merge_base, sides.head, asked.head)
     with interruptible(), trees as (old, new), _kept(repo):
         tell(f"base: {base_label}: replaying {len(ids)} selected case(s)")
+        head_root = new / layout.prefix if asked.head else root
+        changed = _edited(old / layout.prefix, head_root, ids)
         base_corpus = open_side(old / layout.prefix, f"base {base_label}")
         base = replay_side(base_corpus, ids, options, today, say, f"base {base_label}")
         if given is not None:
@@ -77,12 +80,22 @@ def compare_revisions(
             head = given
         else:
             tell(f"head: {head_label}")
-            head_root = new / layout.prefix if asked.head else root
             head_corpus = open_side(head_root, f"head {head_label}")
             head = replay_side(head_corpus, ids, options, today, say, f"head {head_label}")
         if asked.all and base_corpus is not None:  # read before the checkout goes
             removed = tuple(sorted(set(removed) | (set(base_corpus.case_ids()) - set(ids))))
-    return Compared(base, head, removed, base_label, head_label)
+    return Compared(base, head, removed, base_label, head_label, changed)
+
+
+def _edited(base_root: Path, head_root: Path, ids: list[str]) -> tuple[str, ...]:
+    """The cases both sides have whose trace.yaml differs: the change re-recorded them, so
+    the two sides replay different incidents (not comparable)."""
+    found = []
+    for case in ids:
+        old, new = (root / "cases" / case / "trace.yaml" for root in (base_root, head_root))
+        if old.is_file() and new.is_file() and old.read_bytes() != new.read_bytes():
+            found.append(case)
+    return tuple(found)
 
 
 def _given(path: Path, ids: list[str]) -> Results:

@@ -27,8 +27,9 @@ class Interval:
     low: float
     high: float
 
-    def as_list(self) -> list[float]:
-        return [round(self.low, 4), round(self.high, 4)]
+    def rounded(self) -> tuple[float, float]:
+        """(low, high) to 4 places, as the JSON reports give them."""
+        return round(self.low, 4), round(self.high, 4)
 
     def shown(self) -> str:
         return f"[{self.low:.2f}, {self.high:.2f}]"
