@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import TextIO
@@ -12,6 +12,7 @@ from corpus_tool.errors import CorpusError, InputError, UsageError
 from corpus_tool.gate import render, render_markdown
 from corpus_tool.gate.policy import Decision, judge
 from corpus_tool.gate.revisions import Revisions, compare_revisions
+from corpus_tool.gate.rounds import MAX_REPEAT
 from corpus_tool.io import escapes, files
 from corpus_tool.model.config import GateSection
 from corpus_tool.model.results import read_results
@@ -34,6 +35,8 @@ class GateOptions:
     junit: Path | None = None
     markdown: Path | None = None
     html: Path | None = None
+    repeat: int | str | None = None  # --repeat K|auto (None: corpus.yaml gate.repeat, else 1)
+    max_repeat: int | None = None  # --max-repeat (auto only)
 
 
 def gate(
@@ -57,11 +60,11 @@ def gate(
             gate_report(options.html, base, head, decision, sides)
     else:
         root = locate(directory, cwd)
-        compared = compare_revisions(
-            root, options.revisions, options.run, today, _tell(err), _say(err)
-        )
+        config = load_config(root)
+        settings = config.gate
+        asked, run = _repeats(options, settings, options.run.model or config.replay.model)
+        compared = compare_revisions(root, asked, run, today, _tell(err), _say(err))
         sides = render.SideNames(compared.base_label, compared.head_label)
-        settings = load_config(root).gate
         decision = judge(
             compared.base, compared.head, today, compared.removed, settings, compared.changed
         )
@@ -75,6 +78,27 @@ def gate(
     else:
         out.write(render.text(decision, sides))
     return 1 if decision.blocked else 0
+
+
+def _repeats(
+    options: GateOptions, settings: GateSection, model: str
+) -> tuple[Revisions, RunOptions]:
+    """--repeat K (or gate.repeat) as the run's repeat; auto as rounds up to --max-repeat."""
+    assert options.revisions is not None
+    repeat = options.repeat if options.repeat is not None else settings.repeat
+    if options.max_repeat is not None and repeat != "auto":
+        raise UsageError("--max-repeat bounds --repeat auto: give --repeat auto with it")
+    if repeat != "auto":
+        return options.revisions, replace(options.run, repeat=int(repeat or 1))
+    if model != "live":
+        raise UsageError(
+            "--repeat auto runs live attempts in rounds: give --model live (recorded replays "
+            "are exact; --repeat N checks their determinism)"
+        )
+    if options.revisions.head_results is not None:
+        raise UsageError("--repeat auto replays both sides in rounds: leave out --head-results")
+    top = options.max_repeat or MAX_REPEAT
+    return replace(options.revisions, auto=top, settings=settings), options.run
 
 
 def _settings(directory: Path | None, cwd: Path) -> GateSection:
