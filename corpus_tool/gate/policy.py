@@ -281,8 +281,8 @@ def _row(
         covered, naming = excusing(failed, book.of(head.case))
         now, waived_by = (Verdict.WAIVED if covered else now), naming
     kind, note = _kind(before, now, base)
-    if live is not None:
-        kind = LIVE_KINDS[live.verdict]
+    if live is not None:  # the exact test decides; the base's own verdict says nothing more
+        kind, note = LIVE_KINDS[live.verdict], ""
     elif base is not None and head.case in edited and kind is not Kind.NOT_COUNTED:
         kind, note = Kind.NOT_COMPARABLE, RECORDING_CHANGED
     blocks = kind in BLOCKING and (
