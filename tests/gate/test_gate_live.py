@@ -140,3 +140,29 @@ def test_a_waiver_covers_a_live_regression_and_an_expired_one_does_not(
     else:
         assert "waiver W-0100" in out and "has expired" in out
         assert "gate: BLOCKED (1 regression)" in out
+
+
+def test_repeat_auto_reaches_the_verdicts_of_repeat_10_with_fewer_model_calls(
+    cli: Cli, repo: Path, provider: ModelScript
+) -> None:
+    """Rounds of 2 attempts per side, a case stopped once its verdict cannot change: the
+    verdicts of --repeat 10, and fewer calls to the provider over the scenarios (counted by
+    the provider itself, and as the report says)."""
+    scenarios = [(0.9, 0.3), (0.9, 0.85), (0.3, 0.3)]
+    asked = {"10": 0, "auto": 0}
+    for base, head in scenarios:
+        verdicts = set()
+        for repeat in ("10", "auto"):
+            rates(provider, base, head)
+            code, doc, err = _gate(cli, repo, "--repeat", repeat)
+            case = _case(doc)
+            live = case["live"]
+            assert isinstance(live, dict)
+            assert live["model_calls"] == len(provider.requests), err
+            asked[repeat] += len(provider.requests)
+            verdicts.add((case["verdict"], code))
+            assert live["base"]["k"] <= 10 and live["head"]["k"] <= 10  # type: ignore[index]
+            if repeat == "auto":
+                assert "round 1: 1 case(s), 2 attempt(s) per side" in err
+        assert len(verdicts) == 1, (base, head, verdicts)
+    assert asked["auto"] < asked["10"], asked
