@@ -101,6 +101,7 @@ SLOW = frozenset(
         "tests/gate/test_gate_silenced.py::test_gate_does_not_mark_a_case_already_out_of_counting_on_the_base",
         "tests/gate/test_gate_silenced.py::test_gate_marks_a_regressing_case_the_change_stops_counting",
         "tests/gate/test_readme_workflow.py::test_readme_workflow_blocks_a_regression_and_writes_the_summary",
+        "tests/gate/test_live_repeat_check.py::test_check_repeat_reports_pass_at_k_pass_hat_k_and_the_interval_everywhere",
         "tests/gate/test_live_simulation.py::test_false_regressions_of_an_unchanged_agent_stay_within_the_documented_bounds",
         "tests/gate/test_live_simulation.py::test_repeat_auto_gives_the_fixed_k_verdicts_with_fewer_attempts",
         "tests/grade/test_grade_checks.py::test_grade_examples_are_schema_valid",

@@ -99,6 +99,8 @@ def _added(first: CaseOutcome, more: CaseOutcome) -> CaseOutcome:
         passes=passes,
         k=attempts,
         live=_calls(first.live, more.live, first.attempts or 0),
+        runs=first.runs
+        + tuple(replace(r, attempt=r.attempt + (first.attempts or 0)) for r in more.runs),
         duration_ms=round(first.duration_ms + more.duration_ms, 2),
     )
 

@@ -119,6 +119,17 @@ class LiveTotals:
 
 
 @dataclass(frozen=True)
+class AttemptRun:
+    """One --repeat attempt of a live case, as the document keeps it."""
+
+    attempt: int
+    verdict: Verdict
+    failed_checks: tuple[str, ...] = ()
+    error: str | None = None
+    trajectory: Trajectory | None = None
+
+
+@dataclass(frozen=True)
 class CaseOutcome:
     """One case of a results document: its verdict and everything recorded about why."""
 
@@ -151,6 +162,8 @@ class CaseOutcome:
     """Live runs of the case (--repeat N); None when it did not run live."""
     passes: int | None = None
     k: int | None = None
+    runs: tuple[AttemptRun, ...] = ()
+    """Every attempt of a live --repeat N (N > 1), in order; empty otherwise."""
 
     @property
     def raw_verdict(self) -> Verdict:
@@ -268,6 +281,17 @@ def _case(entry: Mapping[str, Any], path: Path) -> CaseOutcome:
         attempts=_count(entry.get("attempts")),
         passes=_count(entry.get("passes")),
         k=_count(entry.get("k")),
+        runs=tuple(_attempt_run(entry, r, path) for r in entry.get("runs") or ()),
+    )
+
+
+def _attempt_run(entry: Mapping[str, Any], run: Mapping[str, Any], path: Path) -> AttemptRun:
+    return AttemptRun(
+        attempt=int(run["attempt"]),
+        verdict=Verdict(run["verdict"]),
+        failed_checks=_strings(run.get("failed_checks")),
+        error=run.get("error"),
+        trajectory=_trajectory({"case": entry["case"], **run}, path),
     )
 
 
