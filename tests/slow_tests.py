@@ -86,6 +86,7 @@ SLOW = frozenset(
         "tests/gate/test_gate_live.py::test_a_waiver_covers_a_live_regression_and_an_expired_one_does_not",
         "tests/gate/test_gate_live.py::test_live_gate_verdict_at_k_10_from_known_pass_rates",
         "tests/gate/test_gate_live.py::test_repeat_auto_reaches_the_verdicts_of_repeat_10_with_fewer_model_calls",
+        "tests/gate/test_gate_live_suite.py::test_many_small_drops_are_a_suite_regression_that_blocks_only_when_asked",
         "tests/gate/test_gate_partial_waiver.py::test_gate_case_its_waivers_cover_says_which_waiver_covers_each_check",
         "tests/gate/test_gate_partial_waiver.py::test_gate_names_the_failed_check_no_waiver_covers_in_every_report",
         "tests/gate/test_gate_revisions.py::test_gate_blocks_the_case_a_change_breaks_and_names_its_divergence",

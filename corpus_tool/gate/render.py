@@ -157,7 +157,8 @@ def text(decision: Decision, sides: SideNames) -> str:
     lines.extend(rate_lines(decision.rates))
     lines.extend(suite_lines(decision.live))
     lines.append("")
-    lines.append(headline(decision) + ("; * marks what blocks" if decision.blocked else ""))
+    marked = any(r.blocks for r in decision.rows)
+    lines.append(headline(decision) + ("; * marks what blocks" if marked else ""))
     return shown_lines(lines)  # a line each: an id's newline cannot start one
 
 
