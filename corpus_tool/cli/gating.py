@@ -238,7 +238,7 @@ GATE_HELP = (
     "known_unknown; a case the change archives, retires or makes known_unknown is not "
     "counted and is marked silenced by this change; a case whose recording the change edited "
     "is not comparable. With --model live --repeat K: per case, base's and head's passes of K "
-    "by a one-sided Fisher exact test (docs/gate.md). Exit 1 when blocked."
+    "by a one-sided Fisher exact test. Exit 1 when blocked."
 )
 
 

@@ -154,7 +154,7 @@ class SideRate:
 
 
 @dataclass(frozen=True)
-class Suite:
+class SuiteTest:
     """The whole run: pass rates, the sign test, and whether it says `suite regression`."""
 
     base: SideRate
@@ -182,7 +182,7 @@ class LiveDecision:
     """Every live case's verdict, by id, and the suite's."""
 
     cases: Mapping[str, LiveCase]
-    suite: Suite | None
+    suite: SuiteTest | None
     settings: GateSection
 
 
@@ -296,7 +296,7 @@ def _case(
     )
 
 
-def _suite(cases: Iterable[LiveCase], settings: GateSection) -> Suite | None:
+def _suite(cases: Iterable[LiveCase], settings: GateSection) -> SuiteTest | None:
     counted = [c for c in cases if c.verdict is not LiveVerdict.NOT_COMPARABLE]
     if not counted:
         return None
@@ -304,4 +304,4 @@ def _suite(cases: Iterable[LiveCase], settings: GateSection) -> Suite | None:
     head = SideRate(sum(c.head.passes for c in counted), sum(c.head.k for c in counted))
     sign = sign_test([c.head.rate - c.base.rate for c in counted])
     regression = sign.drops > sign.rises and below(sign.p_value, settings.alpha)
-    return Suite(base, head, sign, regression, regression and settings.block_on_suite)
+    return SuiteTest(base, head, sign, regression, regression and settings.block_on_suite)
