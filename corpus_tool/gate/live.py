@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from corpus_tool.diff.suites import Shift
 from corpus_tool.model.config import GateSection
 from corpus_tool.model.events import ModelCallEvent
 from corpus_tool.model.json import Json, JsonObject
@@ -184,6 +185,7 @@ class LiveDecision:
     cases: Mapping[str, LiveCase]
     suite: SuiteTest | None
     settings: GateSection
+    shift: Shift | None = None  # `corpus diff`'s distribution shift over these cases
 
 
 def is_live(outcome: CaseOutcome | None) -> bool:

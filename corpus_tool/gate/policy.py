@@ -30,7 +30,7 @@ covers a recorded one. A case whose recording (trace.yaml) the change edited is
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from corpus_tool.gate.live import (
@@ -44,6 +44,7 @@ from corpus_tool.gate.live import (
     is_live,
     tally,
 )
+from corpus_tool.gate.shift import shift_of
 from corpus_tool.model.config import GateSection
 from corpus_tool.model.divergence import Divergence
 from corpus_tool.model.json import JsonObject
@@ -216,6 +217,8 @@ def judge(
     base_cases, head_cases = base.by_case(), head.by_case()
     edited = frozenset(changed)
     live = _live(base_cases, head_cases, settings or GateSection(), edited)
+    if live is not None:
+        live = replace(live, shift=shift_of(base, head, live.cases))
     rows = tuple(
         _row(base_cases.get(k), head_cases[k], book, live.cases.get(k) if live else None, edited)
         for k in sorted(head_cases)

@@ -9,6 +9,7 @@ from xml.etree import ElementTree
 
 from corpus_tool.gate.live import LiveDecision
 from corpus_tool.gate.policy import BLOCKING, Cover, Decision, Kind, Rate, Row
+from corpus_tool.gate.shift import shift_doc, shift_lines
 from corpus_tool.io import escapes
 from corpus_tool.io.escapes import lines as shown_lines
 from corpus_tool.model.divergence import Divergence
@@ -233,6 +234,7 @@ def suite_lines(live: LiveDecision | None) -> list[str]:
         f"live pass rate: base {suite.base.shown()}, head {suite.head.shown()}",
         f"sign test across cases: {suite.sign.drops} dropped, {suite.sign.rises} rose, "
         f"p={suite.sign.p_value:.4g}: {said}",
+        *(shift_lines(live.shift) if live.shift is not None else []),
     ]
 
 
@@ -279,6 +281,7 @@ def _live_doc(live: LiveDecision | None) -> JsonObject:
             "correction": settings.correction,
             "block_on_suite": settings.block_on_suite,
             "suite": live.suite.as_dict() if live.suite is not None else None,
+            "shift": shift_doc(live.shift) if live.shift is not None else None,
         }
     }
 

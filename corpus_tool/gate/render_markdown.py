@@ -90,7 +90,10 @@ def _live_table(decision: Decision) -> list[str]:
             f"| {_code(row.case)} | {live.base.shown()} | {live.head.shown()} | {p} "
             f"| {_md(verdict)} |"
         )
-    suite = [f"- {_md(line)}" for line in suite_lines(decision.live)]
+    suite = [
+        f"  - {_md(line.strip())}" if line.startswith("  ") else f"- {_md(line)}"
+        for line in suite_lines(decision.live)
+    ]
     return out + (["", *suite] if suite else [])
 
 

@@ -101,6 +101,11 @@ def test_live_gate_verdict_at_k_10_from_known_pass_rates(
         assert f"K={live['k_needed']} per side needed" in line
     if verdict == "regression":
         assert out.rstrip().endswith("gate: BLOCKED (1 regression); * marks what blocks")
+        # corpus diff's shift over every attempt: a run that made the lookup ends submitted
+        base_lookups, head_lookups = _lookups(provider)
+        assert f"  ended submitted: base {base_lookups}, head {head_lookups}" in out, out
+        shift = doc["live"]["shift"]  # type: ignore[index]
+        assert shift["terminal"]["submitted"] == [base_lookups, head_lookups]
 
 
 def _waiver(root: Path, expires: date, created: date) -> None:
