@@ -89,6 +89,8 @@ SLOW = frozenset(
         "tests/gate/test_gate_live_suite.py::test_many_small_drops_are_a_suite_regression_that_blocks_only_when_asked",
         "tests/gate/test_gate_partial_waiver.py::test_gate_case_its_waivers_cover_says_which_waiver_covers_each_check",
         "tests/gate/test_gate_partial_waiver.py::test_gate_names_the_failed_check_no_waiver_covers_in_every_report",
+        "tests/gate/test_gate_recorded_rules.py::test_a_case_whose_recording_the_change_edited_is_not_comparable",
+        "tests/gate/test_gate_recorded_rules.py::test_recorded_repeat_is_still_a_determinism_check",
         "tests/gate/test_gate_revisions.py::test_gate_blocks_the_case_a_change_breaks_and_names_its_divergence",
         "tests/gate/test_gate_revisions.py::test_gate_does_not_call_the_unbroken_case_a_regression",
         "tests/gate/test_gate_revisions.py::test_gate_expired_waiver_waives_nothing",
