@@ -12,9 +12,7 @@ whatever order cases arrive in, while a repeated case can come out differently.
 `cases` sets a known pass rate per case (and side): a `CaseScript` under a key whose parts
 (split on `&`) all occur in the system prompt or the user message makes the lookup with that
 probability, whatever the prompt says (the key with the most parts wins), and may answer as
-another model id; `model_id` answers every request as that model. `instant(script)` is the
-same model as an in-process callable (no HTTP, no latency): a `replay.live_model` factory
-(`instant_live_model`, reading CORPUS_SCRIPTED_CASES) for tests and the bench.
+another model id; `model_id` answers every request as that model (the live gate's tests).
 
 `fail` makes the next requests answer with HTTP statuses (429, 503, ...) before any succeeds;
 `together` (a Barrier) holds the first requests until all its parties arrived; `requests` holds
