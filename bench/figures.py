@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import corpus as gen
+from bench import gate_bench
 from bench.live_bench import per_call_ms
 from bench.long_incident import write_long_incident
 from bench.measure import ROOT, Sample, corpus_cli, interleaved, median, peak_mb, run, spread
@@ -642,6 +643,45 @@ def _live_row(bench: Bench, few: int, many: int, workers: int) -> Row:
     )
 
 
+def live_gate(bench: Bench) -> list[Row]:
+    """The live gate's own overhead (bench/gate_bench.py): 100 cases x 10 attempts per side
+    judged and reported by a fresh `corpus gate` process, against the same cases at 1 attempt."""
+    cases = 100 if bench.cases >= 100 else 10
+    folder = bench.work / "live-gate"
+    folder.mkdir(parents=True, exist_ok=True)
+    tenfold = gate_bench.documents(folder, gate_bench.K, cases)
+    single = gate_bench.documents(folder, 1, cases)
+
+    def gate(pair: tuple[Path, Path]) -> Callable[[], Sample]:
+        md, argv = folder / "gate.md", ("--format", "json", "--markdown")
+        return lambda: run(
+            corpus_cli("gate", str(pair[0]), str(pair[1]), *argv, str(md)), folder, ok=(0, 1)
+        )
+
+    samples = interleaved(bench.repeat, {"k1": gate(single), "k10": gate(tenfold)})
+    value, base = median(samples["k10"]), median(samples["k1"])
+    detail = {
+        "k10": _detail(samples["k10"]),
+        "k1": _detail(samples["k1"]),
+        "settle_check_ms": round(gate_bench.settle_ms(*tenfold), 2),
+        "cases": cases,
+    }
+    return [
+        Row(
+            "live-gate",
+            f"corpus gate --model live overhead, {cases} cases x {gate_bench.K} attempts per side",
+            round(value, 3),
+            "s",
+            "the same gate, 1 attempt per case",
+            round(base, 3),
+            round(value / base, 2) if base > 0 else None,
+            "<= 5 s",
+            value <= 5,
+            detail,
+        )
+    ]
+
+
 def _median(values: list[float]) -> float:
     return sorted(values)[len(values) // 2]
 
@@ -665,4 +705,5 @@ FIGURES: dict[str, Callable[[Bench], list[Row]]] = {
     "report": report,
     "live": live,
     "regrade": regrade,
+    "live-gate": live_gate,
 }

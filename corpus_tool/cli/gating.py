@@ -15,6 +15,7 @@ from corpus_tool.cli.options import (
     html_option,
     live_options,
     output_option,
+    repeat_count,
     replay_engine_options,
 )
 from corpus_tool.errors import UsageError
@@ -33,10 +34,20 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         raise UsageError(f"give two results files (BASE.json HEAD.json), not {len(args.documents)}")
     if args.head and args.head_results:
         raise UsageError("give --head REV or --head-results FILE, not both")
+    if args.repeat is not None and args.documents:
+        raise UsageError("--repeat replays: give it with --base REV, not with two results files")
     revisions = Revisions(args.base, args.head, args.all, args.head_results) if args.base else None
     run = RunOptions((), args.mode, args.tier, 1, args.workers, args.timeout, **live_options(args))
     options = GateOptions(
-        tuple(args.documents), revisions, run, args.output, args.junit, args.markdown, args.html
+        tuple(args.documents),
+        revisions,
+        run,
+        args.output,
+        args.junit,
+        args.markdown,
+        args.html,
+        repeat=args.repeat,
+        max_repeat=args.max_repeat,
     )
     return gate(
         args.directory, Path.cwd(), options, date.today(), sys.stdout, sys.stderr, os.environ
@@ -75,6 +86,24 @@ def _args_gate(parser: argparse.ArgumentParser) -> None:
         "--all", action="store_true", help="replay every case, not only the affected ones"
     )
     replay_engine_options(parser)
+    parser.add_argument(
+        "--repeat",
+        type=gate_repeat,
+        metavar="K|auto",
+        help="replay each case K times on each side (default: corpus.yaml gate.repeat, else "
+        "1). With --model live each case gets a verdict by a one-sided exact test of its "
+        "passes out of K (regression, improved, unchanged, insufficient data with the K that "
+        "would tell, unreliable baseline, not comparable); auto: rounds of 2 attempts, a case "
+        "stopped once its verdict cannot change; with the recorded model K runs check "
+        "determinism",
+    )
+    parser.add_argument(
+        "--max-repeat",
+        type=repeat_count,
+        default=None,
+        metavar="N",
+        help="with --repeat auto: the most attempts per case and side (default 10)",
+    )
     parser.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
     parser.add_argument(
         "--markdown",
@@ -91,6 +120,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     options = ReportOptions(args.results, args.html_out, args.base)
     return report(args.directory, Path.cwd(), options, date.today(), sys.stdout)
+
+
+def gate_repeat(text: str) -> int | str:
+    """--repeat K|auto: 1 to 1000 attempts per side, or auto."""
+    return "auto" if text == "auto" else repeat_count(text)
 
 
 def _args_report(parser: argparse.ArgumentParser) -> None:
@@ -202,7 +236,9 @@ GATE_HELP = (
     "covers it); failing on both is still failing (reported, not blamed); failing on base, "
     "passing on head is newly passing; a new case that fails blocks unless waived or "
     "known_unknown; a case the change archives, retires or makes known_unknown is not "
-    "counted and is marked silenced by this change. Exit 1 when blocked."
+    "counted and is marked silenced by this change; a case whose recording the change edited "
+    "is not comparable. With --model live --repeat K: per case, base's and head's passes of K "
+    "by a one-sided Fisher exact test. Exit 1 when blocked."
 )
 
 

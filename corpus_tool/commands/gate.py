@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import TextIO
 
-from corpus_tool.errors import InputError, UsageError
+from corpus_tool.errors import CorpusError, InputError, UsageError
 from corpus_tool.gate import render, render_markdown
 from corpus_tool.gate.policy import Decision, judge
 from corpus_tool.gate.revisions import Revisions, compare_revisions
+from corpus_tool.gate.rounds import MAX_REPEAT
 from corpus_tool.io import escapes, files
+from corpus_tool.model.config import GateSection
 from corpus_tool.model.results import read_results
 from corpus_tool.replay import results
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.runner import RunOptions
-from corpus_tool.store.corpus import locate
+from corpus_tool.store.corpus import load_config, locate
 
 SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
@@ -33,6 +35,8 @@ class GateOptions:
     junit: Path | None = None
     markdown: Path | None = None
     html: Path | None = None
+    repeat: int | str | None = None  # --repeat K|auto (None: corpus.yaml gate.repeat, else 1)
+    max_repeat: int | None = None  # --max-repeat (auto only)
 
 
 def gate(
@@ -49,18 +53,21 @@ def gate(
         base_path, head_path = _two(options.documents)
         base, head = read_results(base_path), read_results(head_path)
         sides = render.SideNames(str(base_path), str(head_path))
-        decision = judge(base, head, today)
+        decision = judge(base, head, today, settings=_settings(directory, cwd))
         if options.html is not None:
             from corpus_tool.report.write import gate_report  # the HTML report only when asked
 
             gate_report(options.html, base, head, decision, sides)
     else:
         root = locate(directory, cwd)
-        compared = compare_revisions(
-            root, options.revisions, options.run, today, _tell(err), _say(err)
-        )
+        config = load_config(root)
+        settings = config.gate
+        asked, run = _repeats(options, settings, options.run.model or config.replay.model)
+        compared = compare_revisions(root, asked, run, today, _tell(err), _say(err))
         sides = render.SideNames(compared.base_label, compared.head_label)
-        decision = judge(compared.base, compared.head, today, compared.removed)
+        decision = judge(
+            compared.base, compared.head, today, compared.removed, settings, compared.changed
+        )
         if options.html is not None:
             from corpus_tool.report.write import gate_report  # the HTML report only when asked
 
@@ -71,6 +78,35 @@ def gate(
     else:
         out.write(render.text(decision, sides))
     return 1 if decision.blocked else 0
+
+
+def _repeats(
+    options: GateOptions, settings: GateSection, model: str
+) -> tuple[Revisions, RunOptions]:
+    """--repeat K (or gate.repeat) as the run's repeat; auto as rounds up to --max-repeat."""
+    assert options.revisions is not None
+    repeat = options.repeat if options.repeat is not None else settings.repeat
+    if options.max_repeat is not None and repeat != "auto":
+        raise UsageError("--max-repeat bounds --repeat auto: give --repeat auto with it")
+    if repeat != "auto":
+        return options.revisions, replace(options.run, repeat=int(repeat or 1))
+    if model != "live":
+        raise UsageError(
+            "--repeat auto runs live attempts in rounds: give --model live (recorded replays "
+            "are exact; --repeat N checks their determinism)"
+        )
+    if options.revisions.head_results is not None:
+        raise UsageError("--repeat auto replays both sides in rounds: leave out --head-results")
+    top = options.max_repeat or MAX_REPEAT
+    return replace(options.revisions, auto=top, settings=settings), options.run
+
+
+def _settings(directory: Path | None, cwd: Path) -> GateSection:
+    """corpus.yaml's gate section when the command runs in a corpus; else the defaults."""
+    try:
+        return load_config(locate(directory, cwd)).gate
+    except CorpusError:
+        return GateSection()
 
 
 def _two(documents: tuple[Path, ...]) -> tuple[Path, Path]:

@@ -7,6 +7,7 @@
 | failed    | passed         | newly_passing  | no                  |
 | passed    | passed         | passing        | no                  |
 | any       | known_unknown, skipped | not_counted | never          |
+| (recording changed) | any  | not_comparable | never              |
 
 "(none)": the case is new, or the base side could not count it (known_unknown, skipped, or an
 error: a failure is not known to predate the change when the base could not run the case).
@@ -18,14 +19,33 @@ A case the change itself puts out of counting (`tier: archive`, `status: retired
 `known_unknown` on the head where the base counted it) is not counted, like any such case, and
 marked `silenced` by this change in every report: the reviewer approves it, as a waiver the
 change adds.
+
+A case both sides ran live (`--model live`, passes out of K attempts) is judged by the exact
+test of `gate.live` instead: regression, improved, unchanged, insufficient_data,
+unreliable_baseline or not_comparable; only a regression blocks, and a waiver covers it as it
+covers a recorded one. A case whose recording (trace.yaml) the change edited is
+`not_comparable` in either mode: the two sides did not replay the same incident.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
+from corpus_tool.gate.live import (
+    ONE_SIDE_LIVE,
+    RECORDING_CHANGED,
+    LiveCase,
+    LiveDecision,
+    LiveVerdict,
+    Tally,
+    decide,
+    is_live,
+    tally,
+)
+from corpus_tool.gate.shift import shift_of
+from corpus_tool.model.config import GateSection
 from corpus_tool.model.divergence import Divergence
 from corpus_tool.model.json import JsonObject
 from corpus_tool.model.results import FAILING, CaseOutcome, Results, Verdict
@@ -35,6 +55,8 @@ from corpus_tool.waivers.book import Book, book_from_entries, excusing, unused
 
 COUNTED = frozenset({Verdict.PASSED, Verdict.FAILED, Verdict.ERROR, Verdict.WAIVED, Verdict.FLAKY})
 """The verdicts a pass rate counts (flaky: a live case some --repeat attempts failed)."""
+UNCOUNTED = frozenset({Verdict.KNOWN_UNKNOWN, Verdict.SKIPPED})
+"""The verdicts that keep a case out of the live test (it is not counted at all)."""
 SILENT = {"tier": ("archive",), "status": ("retired", "known_unknown")}
 """expected.yaml values that keep a case out of counting, by field."""
 
@@ -48,6 +70,22 @@ class Kind(StrEnum):
     NEWLY_PASSING = "newly_passing"
     PASSING = "passing"
     NOT_COUNTED = "not_counted"
+    IMPROVED = "improved"  # live: head passed significantly more often
+    UNCHANGED = "unchanged"  # live: no drop, and a drop of gate.min_detectable would show
+    INSUFFICIENT_DATA = "insufficient_data"  # live: too few attempts to tell
+    UNRELIABLE_BASELINE = "unreliable_baseline"  # live: the base is too flaky to gate
+    NOT_COMPARABLE = "not_comparable"  # other models, tools or recording on the two sides
+
+
+LIVE_KINDS = {
+    LiveVerdict.REGRESSION: Kind.REGRESSION,
+    LiveVerdict.IMPROVED: Kind.IMPROVED,
+    LiveVerdict.UNCHANGED: Kind.UNCHANGED,
+    LiveVerdict.INSUFFICIENT_DATA: Kind.INSUFFICIENT_DATA,
+    LiveVerdict.UNRELIABLE_BASELINE: Kind.UNRELIABLE_BASELINE,
+    LiveVerdict.NOT_COMPARABLE: Kind.NOT_COMPARABLE,
+}
+"""The kind of a live case's row, by its verdict."""
 
 
 BLOCKING = frozenset({Kind.REGRESSION, Kind.NEW_FAILURE})
@@ -95,6 +133,7 @@ class Row:
     note: str = ""  # e.g. why the base side has no verdict
     silenced: tuple[Flip, ...] = ()  # what this change set to keep the case from counting
     covers: tuple[Cover, ...] = ()  # each failed check of a failure and who names it
+    live: LiveCase | None = None  # both sides ran live: the exact test's verdict and numbers
 
     @property
     def uncovered(self) -> tuple[str, ...]:
@@ -135,10 +174,16 @@ class Decision:
     broken: tuple[Broken, ...]
     unused: tuple[Waiver, ...]
     rates: Mapping[str, Mapping[str, Rate]]  # side -> tier -> rate
+    live: LiveDecision | None = None  # the live cases' exact tests and the suite's
+
+    @property
+    def suite_blocks(self) -> bool:
+        """A suite regression with gate.block_on_suite: true."""
+        return bool(self.live and self.live.suite and self.live.suite.blocks)
 
     @property
     def blocked(self) -> bool:
-        return any(r.blocks for r in self.rows)
+        return any(r.blocks for r in self.rows) or self.suite_blocks
 
     def of_kind(self, kind: Kind) -> list[Row]:
         return [r for r in self.rows if r.kind == kind]
@@ -157,11 +202,27 @@ class Decision:
         return next((c.how for c in self.changed_waivers if c.waiver.id == waiver.id), None)
 
 
-def judge(base: Results, head: Results, today: date, removed: Iterable[str] = ()) -> Decision:
-    """Base against head, case by case; `removed`: cases the change deletes (from git)."""
+def judge(
+    base: Results,
+    head: Results,
+    today: date,
+    removed: Iterable[str] = (),
+    settings: GateSection | None = None,
+    changed: Iterable[str] = (),
+) -> Decision:
+    """Base against head, case by case; `removed`: cases the change deletes (from git);
+    `settings`: corpus.yaml's gate section (the live test); `changed`: the cases whose
+    recording the change edited."""
     book = book_from_entries(head.waivers, today)
     base_cases, head_cases = base.by_case(), head.by_case()
-    rows = tuple(_row(base_cases.get(k), head_cases[k], book) for k in sorted(head_cases))
+    edited = frozenset(changed)
+    live = _live(base_cases, head_cases, settings or GateSection(), edited)
+    if live is not None:
+        live = replace(live, shift=shift_of(base, head, live.cases))
+    rows = tuple(
+        _row(base_cases.get(k), head_cases[k], book, live.cases.get(k) if live else None, edited)
+        for k in sorted(head_cases)
+    )
     gone = tuple(sorted(set(removed) - set(head_cases)))
     unmatched = tuple(sorted(set(base_cases) - set(head_cases) - set(gone)))
     return Decision(
@@ -173,19 +234,63 @@ def judge(base: Results, head: Results, today: date, removed: Iterable[str] = ()
         broken=book.broken,
         unused=tuple(unused(book, head_cases.values())),
         rates={"base": _rates(base.cases), "head": _rates(head.cases)},
+        live=live,
     )
 
 
-def _row(base: CaseOutcome | None, head: CaseOutcome, book: Book) -> Row:
+def _live(
+    base: Mapping[str, CaseOutcome],
+    head: Mapping[str, CaseOutcome],
+    settings: GateSection,
+    edited: frozenset[str],
+) -> LiveDecision | None:
+    """The exact test of every case either side ran live that both sides have."""
+    pairs: dict[str, tuple[Tally, Tally]] = {}
+    known: dict[str, str] = {}
+    for case, now in head.items():
+        before = base.get(case)
+        if before is None or not (is_live(before) or is_live(now)):
+            continue
+        if before.verdict in UNCOUNTED or now.verdict in UNCOUNTED:
+            continue  # known_unknown, skipped: today's rules
+        if not (is_live(before) and is_live(now)):
+            known[case] = ONE_SIDE_LIVE
+        if case in edited:
+            known[case] = RECORDING_CHANGED
+        pairs[case] = (_tally(before), _tally(now))
+    if not pairs:
+        return None
+    return decide(pairs, settings, known)
+
+
+def _tally(outcome: CaseOutcome) -> Tally:
+    if is_live(outcome):
+        return tally(outcome)
+    return Tally(int(outcome.raw_verdict is Verdict.PASSED), 1)
+
+
+def _row(
+    base: CaseOutcome | None,
+    head: CaseOutcome,
+    book: Book,
+    live: LiveCase | None,
+    edited: frozenset[str],
+) -> Row:
     before = base.raw_verdict if base is not None else None
     now = head.raw_verdict
     failed = head.failed_checks
     waived_by: tuple[Waiver, ...] = ()
-    if now is Verdict.FAILED:
+    if now is Verdict.FAILED or (now is Verdict.FLAKY and live is not None):
         covered, naming = excusing(failed, book.of(head.case))
         now, waived_by = (Verdict.WAIVED if covered else now), naming
     kind, note = _kind(before, now, base)
-    blocks = kind in BLOCKING and now in FAILING
+    if live is not None:  # the exact test decides; the base's own verdict says nothing more
+        kind, note = LIVE_KINDS[live.verdict], ""
+    elif base is not None and head.case in edited and kind is not Kind.NOT_COUNTED:
+        kind, note = Kind.NOT_COMPARABLE, RECORDING_CHANGED
+    blocks = kind in BLOCKING and (
+        now in FAILING or (live is not None and now is not Verdict.WAIVED)
+    )
     return Row(
         case=head.case,
         tier=head.tier,
@@ -196,6 +301,7 @@ def _row(base: CaseOutcome | None, head: CaseOutcome, book: Book) -> Row:
         why=failure_line(head),
         failed_checks=failed,
         divergence=head.divergence,
+        live=live,
         waived_by=waived_by,
         note=note,
         silenced=_silenced(base, head) if kind is Kind.NOT_COUNTED else (),

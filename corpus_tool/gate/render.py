@@ -7,7 +7,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from xml.etree import ElementTree
 
+from corpus_tool.gate.live import LiveDecision
 from corpus_tool.gate.policy import BLOCKING, Cover, Decision, Kind, Rate, Row
+from corpus_tool.gate.shift import shift_doc, shift_lines
 from corpus_tool.io import escapes
 from corpus_tool.io.escapes import lines as shown_lines
 from corpus_tool.model.divergence import Divergence
@@ -25,6 +27,11 @@ TITLES = {
     Kind.NEWLY_PASSING: "newly passing",
     Kind.PASSING: "passing",
     Kind.NOT_COUNTED: "not counted",
+    Kind.IMPROVED: "improved",
+    Kind.UNCHANGED: "unchanged",
+    Kind.INSUFFICIENT_DATA: "insufficient data",
+    Kind.UNRELIABLE_BASELINE: "unreliable baseline",
+    Kind.NOT_COMPARABLE: "not comparable",
 }
 NOT_COVERED = "not covered by a waiver"
 
@@ -40,6 +47,8 @@ class SideNames:
 def headline(decision: Decision) -> str:
     """The verdict in one line: `gate: BLOCKED (1 regression, 1 new failing case)`."""
     blocking = [r for r in decision.rows if r.blocks]
+    if not blocking and decision.suite_blocks:
+        return "gate: BLOCKED (suite regression: gate.block_on_suite is true)"
     if not blocking:
         waived = sum(1 for r in decision.rows if r.head is Verdict.WAIVED)
         silenced = len(decision.silenced())
@@ -51,6 +60,7 @@ def headline(decision: Decision) -> str:
     new = len(blocking) - regressions
     said = [_count(regressions, "regression")] if regressions else []
     said += [_count(new, "new failing case")] if new else []
+    said += ["suite regression"] if decision.suite_blocks else []
     return f"gate: BLOCKED ({', '.join(said)})"
 
 
@@ -78,7 +88,8 @@ def _value(value: object) -> str:
 def case_note(row: Row, decision: Decision) -> str:
     """The NOTE column: why it failed, who waived it or what no waiver covers, why the base
     has no verdict."""
-    parts = [row.why] if row.why and row.head is not Verdict.PASSED else []
+    parts = [row.live.line()] if row.live is not None else []
+    parts += [row.why] if row.why and row.head is not Verdict.PASSED else []
     parts.extend(coverage(row, decision))
     if row.note:
         parts.append(row.note)
@@ -145,8 +156,10 @@ def text(decision: Decision, sides: SideNames) -> str:
     lines.extend(_listed(decision))
     lines.append("")
     lines.extend(rate_lines(decision.rates))
+    lines.extend(suite_lines(decision.live))
     lines.append("")
-    lines.append(headline(decision) + ("; * marks what blocks" if decision.blocked else ""))
+    marked = any(r.blocks for r in decision.rows)
+    lines.append(headline(decision) + ("; * marks what blocks" if marked else ""))
     return shown_lines(lines)  # a line each: an id's newline cannot start one
 
 
@@ -209,6 +222,22 @@ def rate_lines(rates: Mapping[str, Mapping[str, Rate]]) -> list[str]:
     return lines or ["pass rate: no counted case on either side"]
 
 
+def suite_lines(live: LiveDecision | None) -> list[str]:
+    """The live run as a whole: both pass rates, the sign test, suite regression or not."""
+    if live is None or live.suite is None:
+        return []
+    suite = live.suite
+    said = "suite regression" if suite.regression else "no suite regression"
+    if suite.regression:
+        said += " (blocks: gate.block_on_suite)" if suite.blocks else " (reported, not blocking)"
+    return [
+        f"live pass rate: base {suite.base.shown()}, head {suite.head.shown()}",
+        f"sign test across cases: {suite.sign.drops} dropped, {suite.sign.rises} rose, "
+        f"p={suite.sign.p_value:.4g}: {said}",
+        *(shift_lines(live.shift) if live.shift is not None else []),
+    ]
+
+
 def _rate(rate: Rate | None) -> str:
     if rate is None or rate.percent is None:
         return "-"
@@ -235,6 +264,25 @@ def json_doc(decision: Decision, sides: SideNames) -> JsonObject:
             "unused": [w.as_dict() for w in decision.unused],
         },
         "pass_rate": _pass_rate(decision),
+        **_live_doc(decision.live),
+    }
+
+
+def _live_doc(live: LiveDecision | None) -> JsonObject:
+    """The live gate's settings and the suite test (nothing when no case ran live)."""
+    if live is None:
+        return {}
+    settings = live.settings
+    return {
+        "live": {
+            "alpha": settings.alpha,
+            "min_detectable": settings.min_detectable,
+            "min_base_rate": settings.min_base_rate,
+            "correction": settings.correction,
+            "block_on_suite": settings.block_on_suite,
+            "suite": live.suite.as_dict() if live.suite is not None else None,
+            "shift": shift_doc(live.shift) if live.shift is not None else None,
+        }
     }
 
 
@@ -256,6 +304,7 @@ def _row_dict(row: Row, decision: Decision) -> JsonObject:
         "base": row.base.value if row.base is not None else None,
         "head": row.head.value,
         "kind": row.kind.value,
+        "verdict": row.kind.value,
         "blocks": row.blocks,
         "why": row.why,
         "failed_checks": list(row.failed_checks),
@@ -265,6 +314,7 @@ def _row_dict(row: Row, decision: Decision) -> JsonObject:
         "not_covered": list(row.uncovered),
         "note": row.note,
         "silenced_by_this_change": [f.as_dict() for f in row.silenced],
+        **({"live": row.live.as_dict()} if row.live is not None else {}),
     }
 
 

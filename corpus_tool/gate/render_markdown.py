@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
+from corpus_tool.gate.live import LiveVerdict, needed_text
 from corpus_tool.gate.policy import BLOCKING, Decision, Kind, Row
 from corpus_tool.gate.render import (
+    TITLES,
     SideNames,
     case_note,
     coverage,
@@ -13,6 +15,7 @@ from corpus_tool.gate.render import (
     headline,
     rate_lines,
     silenced_line,
+    suite_lines,
 )
 from corpus_tool.io import escapes
 from corpus_tool.model.waiver import Waiver
@@ -51,6 +54,7 @@ def markdown(decision: Decision, sides: SideNames) -> str:
         ],
     )
     out += _section("Removed by this change", [f"- {_code(c)}" for c in decision.removed])
+    out += _live_table(decision)
     out += _section("Waivers that waive nothing", _idle(decision))
     out += [
         "",
@@ -61,12 +65,46 @@ def markdown(decision: Decision, sides: SideNames) -> str:
     return escapes.text("\n".join(out) + "\n")
 
 
+def _live_table(decision: Decision) -> list[str]:
+    """Every live case: base and head passes of K with 95% intervals, p, the verdict."""
+    rows = [r for r in decision.rows if r.live is not None]
+    if not rows:
+        return []
+    out = [
+        "",
+        "### Live model: each case over K attempts per side",
+        "",
+        "| case | base | head | p | verdict |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        live = row.live
+        assert live is not None
+        verdict = TITLES[row.kind] + (" (blocks)" if row.blocks else "")
+        if live.verdict is LiveVerdict.INSUFFICIENT_DATA:
+            verdict += f": {needed_text(live)}"
+        if live.why:
+            verdict += f": {live.why}"
+        p = "-" if live.p_value is None else f"{live.p_value:.4g}"
+        out.append(
+            f"| {_code(row.case)} | {live.base.shown()} | {live.head.shown()} | {p} "
+            f"| {_md(verdict)} |"
+        )
+    suite = [
+        f"  - {_md(line.strip())}" if line.startswith("  ") else f"- {_md(line)}"
+        for line in suite_lines(decision.live)
+    ]
+    return out + (["", *suite] if suite else [])
+
+
 def _section(title: str, items: list[str]) -> list[str]:
     return ["", f"### {title}", "", *items] if items else []
 
 
 def _failure(row: Row, decision: Decision) -> str:
     lines = [f"- {_code(row.case)} ({row.tier}): {_md(row.why or row.head)}"]
+    if row.live is not None:
+        lines.append(f"  - live: {_md(row.live.line())}")
     if row.note:
         lines.append(f"  - {_md(row.note)}")
     lines.extend(f"  - {_md(text)}" for text in divergence_lines(row.divergence))

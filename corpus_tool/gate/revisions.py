@@ -11,20 +11,23 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
 from corpus_tool.errors import UsageError
 from corpus_tool.gate import gitdir
+from corpus_tool.gate.rounds import ROUND, merged, still_open
 from corpus_tool.gate.sides import Say, open_side, replay_side
 from corpus_tool.gate.worktree import checkout, held, interruptible, sweep
+from corpus_tool.model.config import GateSection
 from corpus_tool.model.results import Results, read_results
 from corpus_tool.replay.runner import RunOptions
 from corpus_tool.select.cache import FactCache
 from corpus_tool.select.changed import resolve_sides, select_changed
 from corpus_tool.select.git import WORKTREE, Repository
 from corpus_tool.select.layout import Layout
+from corpus_tool.store.corpus import Corpus
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,8 @@ class Revisions:
     head: str | None = None
     all: bool = False
     head_results: Path | None = None  # the head side's results, replayed already (CI)
+    auto: int | None = None  # --repeat auto: rounds up to this many attempts per side
+    settings: GateSection = field(default_factory=GateSection)  # what settles a case (auto)
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,7 @@ class Compared:
     removed: tuple[str, ...]
     base_label: str
     head_label: str
+    changed: tuple[str, ...] = ()  # cases whose recording (trace.yaml) differs between sides
 
 
 Tell = Callable[[str], None]
@@ -70,19 +76,62 @@ def compare_revisions(
     trees = _trees(repo, sides.merge_base, sides.head, asked.head)
     with interruptible(), trees as (old, new), _kept(repo):
         tell(f"base: {base_label}: replaying {len(ids)} selected case(s)")
+        head_root = new / layout.prefix if asked.head else root
+        changed = _edited(old / layout.prefix, head_root, ids)
         base_corpus = open_side(old / layout.prefix, f"base {base_label}")
-        base = replay_side(base_corpus, ids, options, today, say, f"base {base_label}")
-        if given is not None:
-            head_label = f"{head_label}, as {asked.head_results} records it"
-            head = given
-        else:
-            tell(f"head: {head_label}")
-            head_root = new / layout.prefix if asked.head else root
+        if asked.auto is not None:
             head_corpus = open_side(head_root, f"head {head_label}")
-            head = replay_side(head_corpus, ids, options, today, say, f"head {head_label}")
+            base, head = _rounds(asked, (base_corpus, head_corpus), ids, options, today, tell, say)
+        else:
+            base = replay_side(base_corpus, ids, options, today, say, f"base {base_label}")
+            if given is not None:
+                head_label = f"{head_label}, as {asked.head_results} records it"
+                head = given
+            else:
+                tell(f"head: {head_label}")
+                head_corpus = open_side(head_root, f"head {head_label}")
+                head = replay_side(head_corpus, ids, options, today, say, f"head {head_label}")
         if asked.all and base_corpus is not None:  # read before the checkout goes
             removed = tuple(sorted(set(removed) | (set(base_corpus.case_ids()) - set(ids))))
-    return Compared(base, head, removed, base_label, head_label)
+    return Compared(base, head, removed, base_label, head_label, changed)
+
+
+def _rounds(
+    asked: Revisions,
+    corpora: tuple[Corpus | None, Corpus | None],
+    ids: list[str],
+    options: RunOptions,
+    today: date,
+    tell: Tell,
+    say: Say,
+) -> tuple[Results, Results]:
+    """--repeat auto: ROUND attempts per side at a time, until each case is settled or has
+    --max-repeat attempts (gate/rounds.py)."""
+    top = asked.auto or 1
+    base: Results | None = None
+    head: Results | None = None
+    pending, done = list(ids), 0
+    while pending and done < top:
+        step = min(ROUND, top - done)
+        run = replace(options, repeat=step)
+        tell(f"round {done // ROUND + 1}: {len(pending)} case(s), {step} attempt(s) per side")
+        base = merged(base, replay_side(corpora[0], pending, run, today, say, "base"))
+        head = merged(head, replay_side(corpora[1], pending, run, today, say, "head"))
+        done += step
+        pending = still_open(base, head, pending, top, asked.settings)
+    assert base is not None and head is not None
+    return base, head
+
+
+def _edited(base_root: Path, head_root: Path, ids: list[str]) -> tuple[str, ...]:
+    """The cases both sides have whose trace.yaml differs: the change re-recorded them, so
+    the two sides replay different incidents (not comparable)."""
+    found = []
+    for case in ids:
+        old, new = (root / "cases" / case / "trace.yaml" for root in (base_root, head_root))
+        if old.is_file() and new.is_file() and old.read_bytes() != new.read_bytes():
+            found.append(case)
+    return tuple(found)
 
 
 def _given(path: Path, ids: list[str]) -> Results:

@@ -160,6 +160,18 @@ class WaiversSection:
 
 
 @dataclass(frozen=True)
+class GateSection:
+    """`gate`: how `corpus gate --model live` judges repeated runs (docs/gate.md)."""
+
+    repeat: int | Literal["auto"] | None = None  # None: --repeat, else one attempt per side
+    alpha: float = 0.05  # the one-sided exact test's level, per case
+    min_detectable: float = 0.3  # the drop `unchanged` must have been able to detect
+    min_base_rate: float = 0.5  # below it, the base is too flaky to gate anything
+    correction: Literal["none", "holm"] = "none"  # across the cases of one gate run
+    block_on_suite: bool = False  # a suite regression (the sign test) blocks too
+
+
+@dataclass(frozen=True)
 class Config:
     """corpus.yaml, schema-checked, with every default applied."""
 
@@ -172,6 +184,7 @@ class Config:
     impact: ImpactSection = field(default_factory=ImpactSection)
     judges: Table = field(default_factory=Table)
     waivers: WaiversSection = field(default_factory=WaiversSection)
+    gate: GateSection = field(default_factory=GateSection)
 
     @classmethod
     def from_document(cls, doc: Mapping[str, Any]) -> Config:
@@ -186,6 +199,7 @@ class Config:
             impact=_impact(_section(doc, "impact")),
             judges=_table(doc.get("judges")),
             waivers=WaiversSection(_integer(_section(doc, "waivers").get("max_days"))),
+            gate=_gate(_section(doc, "gate")),
         )
 
 
@@ -250,6 +264,24 @@ def _live(section: Mapping[str, Any]) -> LiveSection:
         if isinstance(retries, int) and not isinstance(retries, bool)
         else DEFAULT_RETRIES,
         backoff_s=float(backoff) if _is_number(backoff) else DEFAULT_BACKOFF_S,
+    )
+
+
+def _gate(section: Mapping[str, Any]) -> GateSection:
+    default = GateSection()
+    repeat = section.get("repeat")
+
+    def number(key: str, fallback: float) -> float:
+        value = section.get(key)
+        return float(value) if _is_number(value) else fallback
+
+    return GateSection(
+        repeat="auto" if repeat == "auto" else _integer(repeat),
+        alpha=number("alpha", default.alpha),
+        min_detectable=number("min_detectable", default.min_detectable),
+        min_base_rate=number("min_base_rate", default.min_base_rate),
+        correction="holm" if section.get("correction") == "holm" else "none",
+        block_on_suite=section.get("block_on_suite") is True,
     )
 
 

@@ -122,6 +122,17 @@ class LiveTotals:
 
 
 @dataclass(frozen=True)
+class AttemptRun:
+    """One --repeat attempt of a live case, as the document keeps it."""
+
+    attempt: int
+    verdict: Verdict
+    failed_checks: tuple[str, ...] = ()
+    error: str | None = None
+    trajectory: Trajectory | None = None
+
+
+@dataclass(frozen=True)
 class CaseOutcome:
     """One case of a results document: its verdict and everything recorded about why."""
 
@@ -161,6 +172,8 @@ class CaseOutcome:
     """The key of the stubs, continuation and request-field settings the case ran with."""
     recorded_end: Terminal | None = None
     """The recording's terminal, as the run read it from the trace (`trace_key`)."""
+    runs: tuple[AttemptRun, ...] = ()
+    """Every attempt of a live --repeat N (N > 1), in order; empty otherwise."""
 
     @property
     def raw_verdict(self) -> Verdict:
@@ -281,6 +294,17 @@ def _case(entry: Mapping[str, Any], path: Path) -> CaseOutcome:
         trace_key=entry.get("trace_key"),
         replay_key=entry.get("replay_key"),
         recorded_end=_end(entry.get("recorded_end")),
+        runs=tuple(_attempt_run(entry, r, path) for r in entry.get("runs") or ()),
+    )
+
+
+def _attempt_run(entry: Mapping[str, Any], run: Mapping[str, Any], path: Path) -> AttemptRun:
+    return AttemptRun(
+        attempt=int(run["attempt"]),
+        verdict=Verdict(run["verdict"]),
+        failed_checks=_strings(run.get("failed_checks")),
+        error=run.get("error"),
+        trajectory=_trajectory({"case": entry["case"], **run}, path),
     )
 
 

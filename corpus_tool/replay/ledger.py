@@ -221,7 +221,12 @@ class LiveRun:
         shown = next((r for r in graded if r.verdict is not Verdict.PASSED), graded[0])
         events = shown.trajectory.events if shown.trajectory is not None else ()
         record = LiveRecord(
-            calls, tuple(unmatched_calls(events)), self.live_from, len(graded), passes
+            calls,
+            tuple(unmatched_calls(events)),
+            self.live_from,
+            len(graded),
+            passes,
+            tuple(graded) if len(graded) > 1 else (),
         )
         verdict = shown.verdict
         if 0 < passes < len(graded) and shown.verdict in (Verdict.FAILED, Verdict.ERROR):

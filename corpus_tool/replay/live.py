@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from corpus_tool.io.files import canonical_json
 from corpus_tool.model.config import ReplaySection
@@ -26,6 +26,9 @@ from corpus_tool.replay.provider import Attempt
 from corpus_tool.replay.recording import Recording, Script
 from corpus_tool.replay.runtime import ModelAnswer, ToolAnswer
 from corpus_tool.replay.sources import ReplaySource, tool_divergence
+
+if TYPE_CHECKING:
+    from corpus_tool.replay.cases import CaseResult
 
 RECORDED, LIVE = "recorded", "live"
 MODELS = (RECORDED, LIVE)
@@ -158,6 +161,7 @@ class LiveRecord:
     live_from: int | None = None
     attempts: int = 1
     passes: int = 0
+    runs: tuple[CaseResult, ...] = ()  # every graded attempt, in order (with --repeat)
 
     @property
     def provider_errors(self) -> list[Attempt]:

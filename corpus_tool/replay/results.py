@@ -20,6 +20,7 @@ from corpus_tool.model.values import ABSENT
 from corpus_tool.model.vocabulary import unreachable
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.ledger import Totals
+from corpus_tool.stats.exact import wilson
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.version import __version__
 
@@ -89,7 +90,35 @@ def live_fields(result: CaseResult) -> dict[str, Any]:
         "attempts": live.attempts,
         "passes": live.passes,
         "k": live.attempts,
+        "pass_at_k": live.passes > 0,
+        "pass_hat_k": live.passes == live.attempts,
+        "interval": list(wilson(live.passes, live.attempts).rounded()),
+        **({"runs": [_run(i, r) for i, r in enumerate(live.runs)]} if live.runs else {}),
     }
+
+
+def _run(attempt: int, result: CaseResult) -> dict[str, Any]:
+    """One --repeat attempt of a live case: its verdict, failed checks and trajectory."""
+    return {
+        "attempt": attempt,
+        "verdict": result.verdict.value,
+        "failed_checks": result.failed_checks,
+        "error": result.error,
+        **({"trajectory": trajectory_doc(result.trajectory)} if result.trajectory else {}),
+    }
+
+
+def attempts_text(result: CaseResult) -> str:
+    """`(passed 3 of 10)  pass@10 yes, pass^10 no, 95% [0.11, 0.60]` for a live --repeat."""
+    live = result.live
+    if live is None or live.attempts <= 1:
+        return ""
+    k, passes = live.attempts, live.passes
+    yes = {True: "yes", False: "no"}
+    return (
+        f"  (passed {passes} of {k})  pass@{k} {yes[passes > 0]}, pass^{k} "
+        f"{yes[passes == k]}, 95% {wilson(passes, k).shown()}"
+    )
 
 
 def trajectory_doc(trajectory: Trajectory) -> dict[str, Any]:
@@ -212,6 +241,10 @@ def _junit_live(result: CaseResult) -> dict[str, Any]:
         "live.unmatched": len(fields["unmatched"]),
         "live.attempts": fields["attempts"],
         "live.passes": fields["passes"],
+        "live.pass_at_k": str(fields["pass_at_k"]).lower(),
+        "live.pass_hat_k": str(fields["pass_hat_k"]).lower(),
+        "live.interval": " ".join(str(x) for x in fields["interval"]),
+        **{f"live.attempt.{r['attempt']}": r["verdict"] for r in fields.get("runs", ())},
     }
 
 
@@ -230,8 +263,7 @@ def headline(result: CaseResult) -> str:
     extra = "  (known_unknown: never counted)" if result.verdict is Verdict.KNOWN_UNKNOWN else ""
     if result.verdict is Verdict.WAIVED:
         extra = f"  {waived_line(result)}"
-    if result.live is not None and result.live.attempts > 1:
-        extra += f"  (passed {result.live.passes} of {result.live.attempts})"
+    extra += attempts_text(result)
     # no timing here: the text report of an unchanged corpus is the same on every run, with
     # any number of workers (durations are in --results and the JUnit file)
     return f"{label}  [{result.mode}]{'  ' + why if why else ''}{extra}"

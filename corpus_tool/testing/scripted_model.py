@@ -9,6 +9,11 @@ incident). Each answer is drawn from a random.Random seeded by the server's seed
 conversation, and how many times that conversation was asked before, so a run is repeatable
 whatever order cases arrive in, while a repeated case can come out differently.
 
+`cases` sets a known pass rate per case (and side): a `CaseScript` under a key whose parts
+(split on `&`) all occur in the system prompt or the user message makes the lookup with that
+probability, whatever the prompt says (the key with the most parts wins), and may answer as
+another model id; `model_id` answers every request as that model (the live gate's tests).
+
 `fail` makes the next requests answer with HTTP statuses (429, 503, ...) before any succeeds;
 `together` (a Barrier) holds the first requests until all its parties arrived; `requests` holds
 every request body it received. For tests and the bench only.
@@ -22,8 +27,9 @@ import random
 import re
 import threading
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -31,12 +37,29 @@ SKIP_RATE = 0.8
 """How often the lookup is skipped when the prompt does not insist on delivered orders."""
 
 
+@dataclass(frozen=True)
+class CaseScript:
+    """A case's known pass rate (the chance it makes the lookup) and the model id it answers
+    as (None: the one asked for)."""
+
+    pass_rate: float | None = None
+    model: str | None = None
+
+
 class ModelScript:
     """The model's decisions, and what the server was asked."""
 
-    def __init__(self, seed: int = 0, skip_rate: float = SKIP_RATE) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        skip_rate: float = SKIP_RATE,
+        cases: Mapping[str, CaseScript] | None = None,
+        model_id: str | None = None,
+    ) -> None:
         self.seed = seed
         self.skip_rate = skip_rate
+        self.cases: dict[str, CaseScript] = dict(cases or {})
+        self.model_id = model_id
         self.requests: list[dict[str, Any]] = []
         self.usage: list[dict[str, int]] = []  # the `usage` of each answer served, in order
         self.fail: deque[int] = deque()  # statuses for the next requests, then success
@@ -72,14 +95,38 @@ class ModelScript:
             rng = random.Random(f"{self.seed}:{key}:{self._seen[key]}")
         if status != 200:
             return status, {"error": {"message": f"scripted status {status}", "type": "scripted"}}
-        answer = completion(body, decide(body, rng, self.skip_rate), rng)
+        scripted = self.case_of(body)
+        answer = completion(body, decide(body, rng, self.skip_rate, scripted.pass_rate), rng)
+        model = scripted.model or self.model_id
+        if model:
+            answer["model"] = model
         with self._lock:
             self.usage.append(answer["usage"])
         return 200, answer
 
+    def case_of(self, body: dict[str, Any]) -> CaseScript:
+        """The CaseScript whose key matches the request (most parts first); else none."""
+        text = "\n".join(_texts(body.get("messages") or []))
+        found = [
+            (len(key.split("&")), key)
+            for key in self.cases
+            if all(part in text for part in key.split("&"))
+        ]
+        return self.cases[max(found)[1]] if found else CaseScript()
 
-def decide(body: dict[str, Any], rng: random.Random, skip_rate: float) -> dict[str, Any]:
-    """The assistant message: tool calls, or the final answer."""
+
+def _texts(messages: list[dict[str, Any]]) -> list[str]:
+    """The system prompt and the user message of a conversation."""
+    return [str(m.get("content") or "") for m in messages if m.get("role") in ("system", "user")][
+        :2
+    ]
+
+
+def decide(
+    body: dict[str, Any], rng: random.Random, skip_rate: float, pass_rate: float | None = None
+) -> dict[str, Any]:
+    """The assistant message: tool calls, or the final answer; `pass_rate`: the chance of the
+    lookup, whatever the prompt says."""
     messages = body.get("messages") or []
     system = next((m.get("content") or "" for m in messages if m.get("role") == "system"), "")
     user = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
@@ -87,7 +134,7 @@ def decide(body: dict[str, Any], rng: random.Random, skip_rate: float) -> dict[s
     tools = {t.get("function", {}).get("name") for t in body.get("tools") or []}
     if "search_inventory" in tools:
         return _inventory(user, system, rng)
-    return _refund(str(system), str(user), done, rng, skip_rate)
+    return _refund(str(system), str(user), done, rng, skip_rate, pass_rate)
 
 
 def _inventory(user: str, system: str, rng: random.Random) -> dict[str, Any]:
@@ -99,7 +146,12 @@ def _inventory(user: str, system: str, rng: random.Random) -> dict[str, Any]:
 
 
 def _refund(
-    system: str, user: str, done: dict[str, Any], rng: random.Random, skip_rate: float
+    system: str,
+    user: str,
+    done: dict[str, Any],
+    rng: random.Random,
+    skip_rate: float,
+    pass_rate: float | None = None,
 ) -> dict[str, Any]:
     refund, order = _find(r"R\d{3,}", user), _find(r"O-\d+", user)
     if refund and "cancel" in user.lower():
@@ -118,7 +170,10 @@ def _refund(
         )
     thorough = "only delivered orders" in system.lower()
     if "get_order" not in done and "create_refund" not in done:
-        if thorough or rng.random() >= skip_rate:
+        if pass_rate is not None:
+            if rng.random() < pass_rate:
+                return _calls([("get_order", {"order_id": order})], rng)
+        elif thorough or rng.random() >= skip_rate:
             return _calls([("get_order", {"order_id": order})], rng)
     if "create_refund" not in done:
         return _calls([("create_refund", _refund_args(order, done.get("get_order"), system))], rng)
