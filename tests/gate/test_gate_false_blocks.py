@@ -28,15 +28,26 @@ def _entry(case: int, draws: list[bool]) -> dict[str, Any]:
     passes = sum(draws)
     verdict = "passed" if passes == K else ("failed" if passes == 0 else "flaky")
     calls = [
-        {"attempt": a, "step": 1, "model": "scripted-model", "input_tokens": 1,
-         "output_tokens": 1, "duration_ms": 0.0, "provider_errors": [], "failed": False}
+        {
+            "attempt": a,
+            "step": 1,
+            "model": "scripted-model",
+            "input_tokens": 1,
+            "output_tokens": 1,
+            "duration_ms": 0.0,
+            "provider_errors": [],
+            "failed": False,
+        }
         for a in range(K)
-    ]  # fmt: skip
+    ]
     runs = [
-        {"attempt": a, "verdict": "passed" if ok else "failed",
-         "failed_checks": [] if ok else ["tools.required"]}
+        {
+            "attempt": a,
+            "verdict": "passed" if ok else "failed",
+            "failed_checks": [] if ok else ["tools.required"],
+        }
         for a, ok in enumerate(draws)
-    ]  # fmt: skip
+    ]
     return {
         "case": f"case-{case}",
         "verdict": verdict,
@@ -47,8 +58,13 @@ def _entry(case: int, draws: list[bool]) -> dict[str, Any]:
         "duration_ms": 1.0,
         "failed_checks": [] if passes == K else ["tools.required"],
         "divergence": None,
-        "live": {"live_from": None, "input_tokens": K, "output_tokens": K, "model_ms": 0.0,
-                 "calls": calls},  # fmt: skip
+        "live": {
+            "live_from": None,
+            "input_tokens": K,
+            "output_tokens": K,
+            "model_ms": 0.0,
+            "calls": calls,
+        },
         "provider_errors": [],
         "unmatched": [],
         "attempts": K,
@@ -71,8 +87,14 @@ def _side(path: Path, run: int, side: str) -> list[int]:
         "tool": {"name": "corpus-tool", "version": "0"},
         "command": "check",
         "corpus": "false-blocks",
-        "summary": {"total": CASES, "error": 0, "known_unknown": 0, "skipped": 0, "waived": 0,
-                    **summary},  # fmt: skip
+        "summary": {
+            "total": CASES,
+            "error": 0,
+            "known_unknown": 0,
+            "skipped": 0,
+            "waived": 0,
+            **summary,
+        },
         "cases": entries,
     }
     path.write_text(json.dumps(doc), encoding="utf-8")
