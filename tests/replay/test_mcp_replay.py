@@ -1,0 +1,143 @@
+"""An agent whose tools are an MCP server, replayed with the server replaced (issue 25).
+
+The agent is written with the real `mcp` Python client and imports nothing of corpus-tool: it
+starts the server named in CORPUS_MCP_ORDERS (stdio), or connects to its URL (streamable HTTP),
+as it would start the real one. Each case is a native incident added with `corpus add` and
+replayed in a real worker with `corpus replay`.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import Cli
+
+pytest.importorskip("mcp", reason="the real MCP client is the test extra's `mcp`")
+
+AGENT = textwrap.dedent(
+    """
+    import asyncio, json, os
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    def run(case_input, rt):
+        reply = rt.model([{"role": "user", "content": case_input["user_message"]}], model="m1")
+        calls = [(c.name, c.arguments) for c in reply.tool_calls]
+        return asyncio.run(tools(calls, case_input.get("context", {}).get("extra")))
+
+    async def tools(calls, extra):
+        address = os.environ["CORPUS_MCP_ORDERS"]
+        if address.startswith("http"):
+            from mcp.client.streamable_http import streamable_http_client
+            opened = streamable_http_client(address)
+        else:
+            command = json.loads(address)
+            opened = stdio_client(StdioServerParameters(command=command[0], args=command[1:]))
+        async with opened as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                listed = sorted(t.name for t in (await session.list_tools()).tools)
+                seen = []
+                for name, arguments in calls + ([extra] if extra else []):
+                    result = await session.call_tool(name, arguments)
+                    text = " ".join(c.text for c in result.content)
+                    seen.append(f"{name} error={result.is_error}: {text}")
+        return {"status": "succeeded", "output": f"tools {listed}; " + "; ".join(seen)}
+    """
+)
+LOOKUP = {"id": "O-1001", "state": "shipped"}
+OUTPUT = (
+    "tools ['lookup', 'refund']; "
+    f"lookup error=False: {json.dumps(LOOKUP)}; "
+    "refund error=True: refunds need a human"
+)
+INCIDENT: dict[str, Any] = {
+    "schemaVersion": "1.0",
+    "traceId": "t-mcp-1",
+    "startedAt": "2025-06-01T10:00:00Z",
+    "agent": {"name": "orders-agent", "version": "1.0"},
+    "input": {"userMessage": "where is O-1001?"},
+    "mcpServers": {
+        "orders": {
+            "tools": [
+                {
+                    "name": "lookup",
+                    "description": "Look up an order",
+                    "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}},
+                },
+                {"name": "refund", "inputSchema": {"type": "object"}},
+            ]
+        }
+    },
+    "events": [
+        {
+            "seq": 1,
+            "type": "llm_request",
+            "model": "m1",
+            "messages": [{"role": "user", "content": "where is O-1001?"}],
+            "response": {
+                "content": None,
+                "toolCalls": [
+                    {"id": "c1", "name": "lookup", "arguments": {"id": "O-1001"}},
+                    {"id": "c2", "name": "refund", "arguments": {"id": "O-1001"}},
+                ],
+            },
+        },
+        {
+            "seq": 2,
+            "type": "tool_call",
+            "tool": "lookup",
+            "server": "orders",
+            "callId": "c1",
+            "input": {"id": "O-1001"},
+            "result": LOOKUP,
+        },
+        {
+            "seq": 3,
+            "type": "tool_call",
+            "tool": "refund",
+            "server": "orders",
+            "callId": "c2",
+            "input": {"id": "O-1001"},
+            "error": {"type": "PermissionDenied", "message": "refunds need a human"},
+        },
+        {"seq": 4, "type": "final", "status": "succeeded", "output": OUTPUT},
+    ],
+}
+
+
+def mcp_corpus(root: Path, cli: Cli, transport: str, incident: dict[str, Any]) -> Path:
+    assert cli("init", root).code == 0
+    config = root / "corpus.yaml"
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    data["agent"] = {"entrypoint": "mcp_agent:run"}
+    data.setdefault("replay", {})["mcp"] = {"orders": transport}
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    (root / "mcp_agent.py").write_text(AGENT, encoding="utf-8")
+    path = root.parent / "incident.json"
+    path.write_text(json.dumps(incident), encoding="utf-8")
+    code, out, err = cli("-C", root, "add", path, "--id", "mcp-case")
+    assert code == 0, out + err
+    return root
+
+
+def replayed(cli: Cli, root: Path) -> tuple[int, dict[str, Any]]:
+    code, out, err = cli("-C", root, "replay", "mcp-case", "--format", "json")
+    assert code in (0, 1), out + err
+    return code, json.loads(out)["cases"][0]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_an_mcp_agent_replays_with_the_server_replaced(
+    tmp_path: Path, cli: Cli, transport: str
+) -> None:
+    root = mcp_corpus(tmp_path / "corpus", cli, transport, INCIDENT)
+    code, case = replayed(cli, root)
+    assert case["divergence"] is None, json.dumps(case)[:3000]
+    assert (case["verdict"], code) == ("passed", 0)
