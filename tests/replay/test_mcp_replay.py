@@ -8,6 +8,7 @@ replayed in a real worker with `corpus replay`.
 
 from __future__ import annotations
 
+import copy
 import json
 import textwrap
 from pathlib import Path
@@ -28,8 +29,9 @@ AGENT = textwrap.dedent(
 
     def run(case_input, rt):
         reply = rt.model([{"role": "user", "content": case_input["user_message"]}], model="m1")
-        calls = [(c.name, c.arguments) for c in reply.tool_calls]
-        return asyncio.run(tools(calls, case_input.get("context", {}).get("extra")))
+        context = case_input.get("context", {})
+        calls = [(c.name, {**c.arguments, **context.get("override", {})}) for c in reply.tool_calls]
+        return asyncio.run(tools(calls, context.get("extra")))
 
     async def tools(calls, extra):
         address = os.environ["CORPUS_MCP_ORDERS"]
@@ -141,3 +143,67 @@ def test_an_mcp_agent_replays_with_the_server_replaced(
     code, case = replayed(cli, root)
     assert case["divergence"] is None, json.dumps(case)[:3000]
     assert (case["verdict"], code) == ("passed", 0)
+
+
+RT_AGENT = textwrap.dedent(
+    """
+    from corpus_tool import ToolError
+
+    def run(case_input, rt):
+        reply = rt.model([{"role": "user", "content": case_input["user_message"]}], model="m1")
+        context = case_input.get("context", {})
+        extra = context.get("extra")
+        calls = [(c.name, {**c.arguments, **context.get("override", {})}) for c in reply.tool_calls]
+        calls += [extra] if extra else []
+        seen = []
+        for name, arguments in calls:
+            try:
+                seen.append(f"{name}: {rt.tool(name, arguments)}")
+            except ToolError as err:
+                seen.append(f"{name} error: {err.message}")
+        return {"status": "succeeded", "output": "; ".join(seen)}
+    """
+)
+
+
+def test_a_recorded_is_error_reaches_the_mcp_client_as_is_error(tmp_path: Path, cli: Cli) -> None:
+    root = mcp_corpus(tmp_path / "corpus", cli, "stdio", INCIDENT)
+    _, case = replayed(cli, root)
+    trajectory = case["trajectory"]
+    assert trajectory["terminal"] == {"status": "succeeded", "output": OUTPUT}
+    assert "refund error=True: refunds need a human" in OUTPUT  # result.is_error, as mcp has it
+    refund = [e for e in trajectory["events"] if e.get("tool") == "refund"]
+    assert refund[0]["error"] == {"type": "PermissionDenied", "message": "refunds need a human"}
+
+
+def _changed_argument() -> dict[str, Any]:
+    incident = copy.deepcopy(INCIDENT)
+    incident["input"]["context"] = {"override": {"id": "O-9"}}  # the agent changes the id
+    return incident
+
+
+def _extra_call() -> dict[str, Any]:
+    incident = copy.deepcopy(INCIDENT)
+    incident["input"]["context"] = {"extra": ["lookup", {"id": "O-7"}]}
+    return incident
+
+
+@pytest.mark.parametrize(
+    ("mutation", "kind"), [(_changed_argument, "ToolArguments"), (_extra_call, "ToolCallCount")]
+)
+def test_a_divergence_through_mcp_is_the_one_the_runtime_gives(
+    tmp_path: Path, cli: Cli, mutation: Any, kind: str
+) -> None:
+    outcomes = []
+    for name, agent in (("mcp", None), ("runtime", RT_AGENT)):
+        root = mcp_corpus(tmp_path / name, cli, "stdio", mutation())
+        if agent is not None:  # the same case, the agent calling rt.tool itself
+            (root / "mcp_agent.py").write_text(agent, encoding="utf-8")
+        code, case = replayed(cli, root)
+        found = case["divergence"]
+        outcomes.append(
+            (code, case["verdict"], found["kind"], found["step"], case["trajectory"]["terminal"])
+        )
+    assert outcomes[0][2] == kind
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][:2] == (1, "failed")
