@@ -116,9 +116,7 @@ def replayed(cli: Cli, root: Path) -> tuple[int, dict[str, Any]]:
     return code, json.loads(out)["cases"][0]
 
 
-def test_the_agents_own_tool_functions_answer_from_the_recording(
-    tmp_path: Path, cli: Cli
-) -> None:
+def test_the_agents_own_tool_functions_answer_from_the_recording(tmp_path: Path, cli: Cli) -> None:
     root = tools_corpus(tmp_path / "corpus", cli, INCIDENT)
     code, case = replayed(cli, root)
     assert case["divergence"] is None, json.dumps(case)[:2000]
