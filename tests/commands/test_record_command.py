@@ -25,7 +25,7 @@ AGENT = textwrap.dedent(
     ORDERS = {"O-1001": {"order_id": "O-1001", "amount_cents": 1299, "currency": "EUR"}}
     TOOLS = [
         {"type": "function", "function": {"name": "get_order", "parameters": {"type": "object"}}},
-        {"type": "function", "function": {"name": "create_refund", "parameters": {"type": "object"}}},
+        {"type": "function", "function": {"name": "create_refund", "parameters": {}}},
     ]
 
     def get_order(order_id):
@@ -82,7 +82,7 @@ def test_record_writes_an_incident_that_corpus_add_accepts(
     tools = [e for e in doc["events"] if e["type"] == "tool_call"]
     # what the provider was asked, counted at the provider
     assert len(models) == len(script.requests) == 3
-    for event, asked in zip(models, script.requests):
+    for event, asked in zip(models, script.requests, strict=True):
         assert [m["role"] for m in event["messages"]] == [m["role"] for m in asked["messages"]]
         assert event["tools"] == asked["tools"]
         assert event["model"] == "gpt-test"
@@ -110,7 +110,7 @@ def test_record_writes_an_incident_that_corpus_add_accepts(
 
 def test_record_of_a_command_that_calls_no_model_writes_nothing(tmp_path: Path, cli: Cli) -> None:
     out_file = tmp_path / "incident.json"
-    code, out, err = cli(
+    code, _, err = cli(
         "record", "--out", out_file, "--agent-version", "1", "--", sys.executable, "-c", "pass"
     )
     assert code == 1

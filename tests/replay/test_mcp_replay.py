@@ -207,3 +207,28 @@ def test_a_divergence_through_mcp_is_the_one_the_runtime_gives(
     assert outcomes[0][2] == kind
     assert outcomes[0] == outcomes[1]
     assert outcomes[0][:2] == (1, "failed")
+
+
+def test_the_recorded_tool_list_and_servers_are_kept_in_the_case(tmp_path: Path, cli: Cli) -> None:
+    from corpus_tool.model.mcp import mcp_servers, server_of
+    from corpus_tool.model.trace import Trace
+
+    root = mcp_corpus(tmp_path / "corpus", cli, "stdio", INCIDENT)
+    doc = yaml.safe_load((root / "cases/mcp-case/trace.yaml").read_text(encoding="utf-8"))
+    trace = Trace.from_doc(doc)
+    servers = mcp_servers(trace)
+    assert list(servers) == ["orders"]
+    assert [dict(t) for t in servers["orders"].tools] == INCIDENT["mcpServers"]["orders"]["tools"]
+    assert [server_of(c) for c in trace.tool_calls] == ["orders", "orders"]
+
+
+def test_a_malformed_mcp_servers_list_is_refused_naming_it(tmp_path: Path, cli: Cli) -> None:
+    assert cli("init", tmp_path / "corpus").code == 0
+    incident = copy.deepcopy(INCIDENT)
+    incident["mcpServers"] = {"orders": {"tools": "lookup"}}
+    path = tmp_path / "incident.json"
+    path.write_text(json.dumps(incident), encoding="utf-8")
+    code, _, err = cli("-C", tmp_path / "corpus", "add", path, "--id", "bad")
+    assert code == 2
+    assert "mcpServers.orders must be an object of servers" in err
+    assert len(err.strip().splitlines()) == 1
