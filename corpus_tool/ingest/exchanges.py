@@ -20,13 +20,13 @@ from typing import Any
 
 from corpus_tool.ingest.chat import message, text_of, tool_calls
 from corpus_tool.ingest.coerce import result_value
-from corpus_tool.model.exchange import Exchange
+from corpus_tool.model.exchange import RecordedExchange
 
 _TRANSPORT = {"model", "messages", "tools", "temperature", "stream", "stream_options", "system"}
 
 
 def incident(
-    exchanges: Sequence[Exchange], top: Mapping[str, Any], final: Mapping[str, Any]
+    exchanges: Sequence[RecordedExchange], top: Mapping[str, Any], final: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The native incident: `top` (traceId, agent, ...) and the `final` event's status and
     output around the events of the answered model calls and the tool calls between them."""
@@ -49,7 +49,7 @@ def incident(
     return {**head, "input": {"userMessage": first_user}, "events": events}
 
 
-def _kind(exchange: Exchange) -> str | None:
+def _kind(exchange: RecordedExchange) -> str | None:
     if exchange.api == "openai" and exchange.path.endswith("/chat/completions"):
         return "chat"
     if exchange.api == "anthropic" and exchange.path.endswith("/messages"):
@@ -122,7 +122,7 @@ def _answered(
 
 
 def _llm_request(
-    exchange: Exchange, request: Mapping[str, Any], messages: list[dict[str, Any]], seq: int
+    exchange: RecordedExchange, request: Mapping[str, Any], messages: list[dict[str, Any]], seq: int
 ) -> dict[str, Any]:
     answer = _answer(exchange)
     event: dict[str, Any] = {
@@ -145,7 +145,7 @@ def _llm_request(
     return event
 
 
-def _answer(exchange: Exchange) -> dict[str, Any]:
+def _answer(exchange: RecordedExchange) -> dict[str, Any]:
     """{model, content, toolCalls, finishReason, usage} of the answer, streamed or not."""
     if exchange.api == "anthropic":
         body = exchange.response if exchange.events == () else _anthropic_stream(exchange.events)

@@ -9,7 +9,7 @@ from typing import Any
 
 
 @dataclass(frozen=True)
-class Exchange:
+class RecordedExchange:
     """One provider call as it went: the API, the path under its base URL, both bodies."""
 
     api: str

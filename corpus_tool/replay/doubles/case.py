@@ -21,7 +21,7 @@ from corpus_tool.model.config import Config
 from corpus_tool.model.mcp import McpServer, mcp_servers
 from corpus_tool.model.trace import Trace
 from corpus_tool.replay.doubles.mcp import McpReplay
-from corpus_tool.replay.doubles.mcp_serve import HttpEndpoint, UnixEndpoint
+from corpus_tool.replay.doubles.mcp_serve import McpHttpEndpoint, McpUnixEndpoint
 from corpus_tool.replay.doubles.tools import PatchedTool, active, patch_tools
 from corpus_tool.replay.runtime import Runtime
 from corpus_tool.replay.workers.network import allowing
@@ -97,13 +97,13 @@ def _serving(
 ) -> Iterator[_Endpoint]:
     replay = McpReplay(servers.get(name) or McpServer(name, ()), rt.tool, lock)
     if transport != "http":
-        unix = UnixEndpoint(replay)
+        unix = McpUnixEndpoint(replay)
         try:
             yield unix
         finally:
             unix.close()
         return
-    http = HttpEndpoint(replay)
+    http = McpHttpEndpoint(replay)
     try:
         with allowing(f"127.0.0.1:{http.port()}"):
             yield http

@@ -30,7 +30,7 @@ ToolCaller = Callable[[str, dict[str, Any]], Any]
 """`rt.tool`: the result, or raises ToolError / DivergenceError."""
 
 
-class RpcError(Exception):
+class McpRpcError(Exception):
     """A JSON-RPC error answer."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
@@ -58,7 +58,7 @@ class McpReplay:
         params = message.get("params")
         try:
             result = self._dispatch(str(method), params if isinstance(params, Mapping) else {})
-        except RpcError as err:
+        except McpRpcError as err:
             error: dict[str, Any] = {"code": err.code, "message": err.message}
             if err.data is not None:
                 error["data"] = err.data
@@ -74,7 +74,7 @@ class McpReplay:
             return {"tools": [dict(tool) for tool in self.server.tools]}
         if method == "tools/call":
             return self._tool(params)
-        raise RpcError(
+        raise McpRpcError(
             _METHOD_NOT_FOUND,
             f"the replay MCP server {self.server.name!r} answers initialize, ping, tools/list "
             f"and tools/call, not {method}",
@@ -91,7 +91,7 @@ class McpReplay:
     def _tool(self, params: Mapping[str, Any]) -> dict[str, Any]:
         name, arguments = params.get("name"), params.get("arguments") or {}
         if not isinstance(name, str) or not isinstance(arguments, Mapping):
-            raise RpcError(_INVALID, "tools/call needs a tool `name` and object `arguments`")
+            raise McpRpcError(_INVALID, "tools/call needs a tool `name` and object `arguments`")
         with self._lock:
             if self.stop is not None:
                 raise _stopped(self.stop)
@@ -128,8 +128,8 @@ def _text(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
-def _stopped(err: BaseException) -> RpcError:
+def _stopped(err: BaseException) -> McpRpcError:
     if isinstance(err, DivergenceError):
         found = err.divergence
-        return RpcError(DIVERGED, f"replay divergence: {found.lines()[0]}", found.as_dict())
-    return RpcError(DIVERGED, f"replay stopped: {type(err).__name__}: {err}")
+        return McpRpcError(DIVERGED, f"replay divergence: {found.lines()[0]}", found.as_dict())
+    return McpRpcError(DIVERGED, f"replay stopped: {type(err).__name__}: {err}")

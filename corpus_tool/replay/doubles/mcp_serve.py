@@ -2,7 +2,7 @@
 
 stdio: the agent starts the command in `CORPUS_MCP_<NAME>` (`mcp_stdio.py`, a relay with no
 corpus-tool import) and talks MCP's newline-delimited JSON-RPC to it; the relay forwards each
-line over a Unix socket to the `UnixEndpoint` here, in the worker, where the case's Runtime
+line over a Unix socket to the `McpUnixEndpoint` here, in the worker, where the case's Runtime
 answers it. http: MCP's streamable HTTP transport, `POST /mcp` answered with one JSON body (the
 transport allows a JSON answer instead of an event stream), on the loopback.
 """
@@ -29,7 +29,7 @@ MAX_LINE = 64 * 1024 * 1024
 """The longest JSON-RPC message a transport reads (a recorded result is bounded by the trace)."""
 
 
-class UnixEndpoint:
+class McpUnixEndpoint:
     """The worker's end of the stdio relay: a Unix socket, a thread per connection."""
 
     def __init__(self, replay: McpReplay) -> None:
@@ -110,13 +110,13 @@ def _parse_error() -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "not JSON"}}
 
 
-class HttpEndpoint:
+class McpHttpEndpoint:
     """Streamable HTTP on the loopback: `POST /mcp` with a JSON-RPC message, a JSON answer."""
 
     def __init__(self, replay: McpReplay) -> None:
         self.replay = replay
         handler = type("Handler", (_McpHandler,), {"replay": replay})
-        self._server = _Server(("127.0.0.1", 0), handler)
+        self._server = _McpHttpServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = False
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.05,), name="corpus-mcp-http"
@@ -136,7 +136,7 @@ class HttpEndpoint:
         self._thread.join()
 
 
-class _Server(ThreadingHTTPServer):
+class _McpHttpServer(ThreadingHTTPServer):
     def server_bind(self) -> None:
         """Bind without `getfqdn` (a reverse look-up the replay's network guard refuses)."""
         socketserver.TCPServer.server_bind(self)

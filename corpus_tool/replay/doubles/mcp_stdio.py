@@ -2,7 +2,7 @@
 names for a stdio server.
 
 It relays MCP's stdio transport (newline-delimited JSON-RPC on stdin and stdout) to the replay
-worker's Unix socket, where the case's recording answers (`mcp_serve.UnixEndpoint`). The
+worker's Unix socket, where the case's recording answers (`mcp_serve.McpUnixEndpoint`). The
 standard library only, and no corpus-tool import: it runs as a script wherever the agent starts
 it, with whatever environment the MCP client passes.
 """

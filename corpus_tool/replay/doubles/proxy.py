@@ -4,8 +4,9 @@ Serves on the loopback; `OPENAI_BASE_URL` points at `/openai` and `ANTHROPIC_BAS
 `/anthropic` of it. Each request goes on to the real upstream (the user's own base URL, else
 the provider's), headers and all (the API key passes through and is never kept), and the answer
 comes back as the upstream sent it, an event stream chunk by chunk. What the proxy keeps of a
-JSON POST is an `Exchange`: the request body, the status, and the answer (its JSON body, or the
-`data:` events of a stream); `ingest/exchanges.py` turns those into a native incident.
+JSON POST is a `RecordedExchange`: the request body, the status, and the answer (its JSON
+body, or the `data:` events of a stream); `ingest/exchanges.py` turns those into a native
+incident.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from corpus_tool.model.exchange import Exchange
+from corpus_tool.model.exchange import RecordedExchange
 
 DEFAULT_UPSTREAMS = {
     "openai": "https://api.openai.com/v1",
@@ -38,10 +39,10 @@ class RecordingProxy:
 
     def __init__(self, upstreams: Mapping[str, str]) -> None:
         self.upstreams = {api: url.rstrip("/") for api, url in upstreams.items()}
-        self.exchanges: list[Exchange] = []
+        self.exchanges: list[RecordedExchange] = []
         self.lock = threading.Lock()
         handler = type("Handler", (_ProxyHandler,), {"proxy": self})
-        self._server = _Server(("127.0.0.1", 0), handler)
+        self._server = _ProxyServer(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(
             target=self._server.serve_forever, args=(0.05,), name="corpus-record-proxy"
         )
@@ -60,12 +61,12 @@ class RecordingProxy:
         port = int(self._server.server_address[1])
         return {env: f"http://127.0.0.1:{port}/{api}" for api, env in BASE_URL_ENV.items()}
 
-    def keep(self, exchange: Exchange) -> None:
+    def keep(self, exchange: RecordedExchange) -> None:
         with self.lock:
             self.exchanges.append(exchange)
 
 
-class _Server(ThreadingHTTPServer):
+class _ProxyServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def server_bind(self) -> None:
@@ -119,7 +120,7 @@ class _ProxyHandler(BaseHTTPRequestHandler):
                 kept, events = _json(data), []
         if method == "POST":
             self.proxy.keep(
-                Exchange(
+                RecordedExchange(
                     api,
                     "/" + rest.split("?", 1)[0],
                     _json(body or b""),

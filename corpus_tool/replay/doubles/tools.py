@@ -32,14 +32,14 @@ DISPATCH = "__corpus_tool_replay_tools__"
 
 
 @dataclass
-class Active:
+class ActiveCase:
     """The case being replayed, if any: its Runtime and the lock its doubles share."""
 
     runtime: Runtime | None = None
     lock: threading.Lock | None = None
 
 
-ACTIVE = Active()
+ACTIVE = ActiveCase()
 
 
 @contextlib.contextmanager
