@@ -48,6 +48,7 @@ COPIED = ("corpus", "incidents", "refund_agent")  # what of each tree's examples
 COMMANDS = [
     *("init", "add", "validate", "mv", "affected", "replay", "check", "gate", "waivers"),
     *("status", "migrate", "explain", "minimize", "diff", "keygen", "forget", "report"),
+    "record",
 ]
 WAIVERS = ("list", "new", "expired", "unused")
 GIT = "git"  # a step that runs git in the scratch repository, its output not compared
@@ -66,6 +67,8 @@ STEPS: list[tuple[str, str]] = [
     ("no-command", ""),
     ("unknown-command", "nosuch"),
     ("unknown-option", "-C examples/corpus check --nosuch"),
+    ("record-no-command", "record --agent-version 1"),
+    ("record-no-model-call", "record --agent-version 1 --out {o}/none.json -- true"),
     ("check", "-C examples/corpus check"),
     ("check-lenient", "-C examples/corpus check --mode lenient"),
     ("check-json", "-C examples/corpus check --format json"),
