@@ -248,6 +248,7 @@ SLOW = frozenset(
         "tests/replay/test_record.py::test_readme_record_example_runs_and_its_case_replays",
         "tests/replay/test_record.py::test_record_round_trip_replays_strictly",
         "tests/replay/test_replay_tools.py::test_a_changed_argument_to_a_patched_tool_is_a_tool_arguments_divergence",
+        "tests/replay/test_replay_tools.py::test_a_tool_marked_with_the_decorator_answers_from_the_recording",
         "tests/replay/test_replay_tools.py::test_the_agents_own_tool_functions_answer_from_the_recording",
         "tests/replay/test_sandbox.py::test_a_killed_run_leaves_no_scratch_directory_of_an_idle_worker",
         "tests/replay/test_sandbox.py::test_a_linked_worktrees_git_directory_is_protected",

@@ -157,3 +157,21 @@ def test_outside_a_case_a_patched_function_runs_its_own_code(tmp_path: Path) -> 
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("own_tools", None)
+
+
+def test_a_tool_marked_with_the_decorator_answers_from_the_recording(
+    tmp_path: Path, cli: Cli
+) -> None:
+    root = tools_corpus(tmp_path / "corpus", cli, INCIDENT)
+    config = root / "corpus.yaml"
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    del data["replay"]["tools"]  # the decorator alone
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    marked = TOOLS.replace("def lookup", "@replayed_tool\ndef lookup").replace(
+        "async def refund", "@replayed_tool\nasync def refund"
+    )
+    imports = "from corpus_tool.replay.doubles.tools import replayed_tool\n"
+    (root / "shop/tools.py").write_text(imports + marked, encoding="utf-8")
+    code, case = replayed(cli, root)
+    assert case["divergence"] is None, json.dumps(case)[:2000]
+    assert (case["verdict"], code) == ("passed", 0)

@@ -77,11 +77,10 @@ class Doubled:
 
 
 def doubled(agent: Agent, config: Config, config_path: Any = None) -> Agent:
-    """The agent with its doubles, or the agent itself when corpus.yaml asks for none."""
+    """The agent with its doubles: the MCP servers and tools corpus.yaml names, and any tool
+    function the agent marked with `@replayed_tool`."""
     tools = patch_tools(config.replay.tools, config_path)
-    if not config.replay.mcp and not tools:
-        return agent
-    return Doubled(agent, config.replay.mcp, tools)
+    return Doubled(agent, config.replay.mcp, tools)  # also for tools marked @replayed_tool
 
 
 def for_case(agent: Agent, trace: Trace) -> Agent:
