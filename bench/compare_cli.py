@@ -50,6 +50,7 @@ COMMANDS = [
     "waivers",
     *("status", "migrate", "explain", "minimize", "diff", "keygen", "forget", "report"),
     "vary",
+    "record",
 ]
 WAIVERS = ("list", "new", "expired", "unused")
 GIT = "git"  # a step that runs git in the scratch repository, its output not compared
@@ -68,6 +69,8 @@ STEPS: list[tuple[str, str]] = [
     ("no-command", ""),
     ("unknown-command", "nosuch"),
     ("unknown-option", "-C examples/corpus check --nosuch"),
+    ("record-no-command", "record --agent-version 1"),
+    ("record-no-model-call", "record --agent-version 1 --out {o}/none.json -- true"),
     ("check", "-C examples/corpus check"),
     ("check-lenient", "-C examples/corpus check --mode lenient"),
     ("check-json", "-C examples/corpus check --format json"),

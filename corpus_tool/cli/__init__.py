@@ -24,6 +24,7 @@ from corpus_tool.version import __version__
 ORDER = (
     "init",
     "add",
+    "record",
     "validate",
     "mv",
     "vary",

@@ -1,4 +1,4 @@
-"""The commands that write the corpus: init, add, mv, vary, keygen, forget, migrate."""
+"""The commands that write the corpus: init, add, record, mv, vary, keygen, forget, migrate."""
 
 from __future__ import annotations
 
@@ -276,6 +276,59 @@ def _args_migrate(parser: argparse.ArgumentParser) -> None:
     output_option(parser)
 
 
+def _cmd_record(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.record import RecordOptions, record
+
+    command = args.agent_command[1:] if args.agent_command[:1] == ["--"] else args.agent_command
+    options = RecordOptions(
+        command=tuple(command),
+        out=args.out,
+        trace_id=args.trace_id,
+        agent_name=args.agent_name,
+        agent_version=args.agent_version,
+        upstreams={"openai": args.openai_upstream, "anthropic": args.anthropic_upstream},
+    )
+    return record(options, os.environ, Path.cwd(), sys.stdout, sys.stderr)
+
+
+def _args_record(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "agent_command",
+        nargs=argparse.REMAINDER,
+        metavar="-- COMMAND...",
+        help="the agent as the team runs it (any language), after `--`; it runs in the current "
+        "directory with OPENAI_BASE_URL and ANTHROPIC_BASE_URL pointed at the recording proxy, "
+        'its stdout passed on; a last stdout line {"status": ..., "output": ...} is the '
+        "run's ending, else its exit status (0: succeeded) and the model's last answer",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="the incident to write (default: incidents/TRACE_ID.json); never overwritten",
+    )
+    parser.add_argument("--trace-id", help="the incident's traceId (default: rec-<random>)")
+    parser.add_argument(
+        "--agent-name", help="agent.name in the incident (default: the directory's name)"
+    )
+    parser.add_argument(
+        "--agent-version",
+        help="agent.version in the incident (default: the git commit, git rev-parse --short)",
+    )
+    parser.add_argument(
+        "--openai-upstream",
+        metavar="URL",
+        help="where OpenAI requests go (default: your OPENAI_BASE_URL, else "
+        "https://api.openai.com/v1)",
+    )
+    parser.add_argument(
+        "--anthropic-upstream",
+        metavar="URL",
+        help="where Anthropic requests go (default: your ANTHROPIC_BASE_URL, else "
+        "https://api.anthropic.com)",
+    )
+
+
 COMMANDS: dict[str, Command] = {
     "init": (
         "create corpus.yaml, cases/, waivers/ and a pre-commit hook",
@@ -283,6 +336,12 @@ COMMANDS: dict[str, Command] = {
         _cmd_init,
     ),
     "add": ("ingest an incident trace as a regression case", _args_add, _cmd_add),
+    "record": (
+        "run an unchanged agent against the real provider through a recording proxy and write "
+        "a native incident",
+        _args_record,
+        _cmd_record,
+    ),
     "mv": (
         "rename a case: its directory, the id in both files, and waivers naming it",
         _args_mv,

@@ -126,6 +126,8 @@ class ReplaySection:
     model: ModelSource = "recorded"
     live_model: str | None = None  # pkg.module:factory, loaded in the grading process
     live: LiveSection = field(default_factory=LiveSection)
+    mcp: Table = field(default_factory=Table)  # MCP server name -> stdio | http
+    tools: tuple[str, ...] = ()  # the agent's own tool functions, module:function
 
 
 @dataclass(frozen=True)
@@ -246,6 +248,8 @@ def _replay(section: Mapping[str, Any]) -> ReplaySection:
         model="live" if section.get("model") == "live" else "recorded",
         live_model=_text(section.get("live_model")),
         live=_live(_section(section, "live")),
+        mcp=_table(section.get("mcp")),
+        tools=_texts(section.get("tools")),
     )
 
 

@@ -29,8 +29,9 @@ _BARE = re.compile(
 # a flag, and the word after it when that is no flag: `--format text|json`, `--mode lenient`
 _FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)(?:[ =]((?!-)(?:[^\s\]|]|\|(?!-))+))?")
 _CHOICES = re.compile(r"^[a-z][a-z0-9-]*(?:\|[a-z][a-z0-9-]*)*$")
-# where the `corpus` command of a shell line ends: a pipe, list operator, redirect, `)`
-_END = re.compile(r"\s(?:\|\|?|&&|>>?|2>)\s|;\s|\)(?!\S*\])")
+# where the `corpus` command of a shell line ends: a pipe, list operator, redirect, `)`, or
+# ` -- ` (what follows is another program's command line: `corpus record -- python -m agent`)
+_END = re.compile(r"\s(?:\|\|?|&&|>>?|2>|--)(?:\s|$)|;\s|\)(?!\S*\])")
 
 
 @dataclass(frozen=True)

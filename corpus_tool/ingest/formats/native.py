@@ -100,6 +100,7 @@ _TOP = {
 
 
 def _body(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    _check_mcp_servers(data.get("mcpServers", {}), path)  # kept in `extra` (model/mcp.py)
     events, final = _events(data["events"], path)
     agent: dict[str, Any] = data["agent"] if isinstance(data.get("agent"), dict) else {}
     body: dict[str, Any] = {
@@ -357,3 +358,16 @@ _CONVERTERS: dict[str, Callable[[dict[str, Any], str, Path], dict[str, Any]]] = 
     "handoff": _simple({"from": "from", "to": "to"}),
     "retry": _simple({"of": "of", "attempt": "attempt"}),
 }
+
+
+def _check_mcp_servers(raw: Any, path: Path) -> None:
+    """`mcpServers: {NAME: {tools: [...]}}`, the shape MCP host configurations use."""
+    entries = raw.items() if isinstance(raw, dict) else [("", None)]
+    for name, entry in entries:
+        tools = entry.get("tools", []) if isinstance(entry, dict) else None
+        if not isinstance(tools, list) or not all(isinstance(t, dict) for t in tools):
+            raise InputError(
+                f"mcpServers{'.' + name if name else ''} must be an object of servers, each "
+                "{tools: [tool definitions]} (as tools/list answered)",
+                path,
+            )

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import CorpusError
+from corpus_tool.replay.doubles.case import doubled, for_case
 from corpus_tool.replay.engine import AgentContractError, CaseSpec, replay
 from corpus_tool.replay.live import Link
 from corpus_tool.replay.workers import wire
@@ -183,7 +184,8 @@ def _import(setup: wire.WorkerSetup, held: contextlib.ExitStack) -> Agent:
     the repository included), and the agent's later imports would load second copies of its
     libraries (two `AIMessage` classes, and pydantic refusing the one it did not expect).
     """
-    return held.enter_context(entrypoint(Corpus(setup.corpus_root, setup.config)))
+    corpus = Corpus(setup.corpus_root, setup.config)
+    return doubled(held.enter_context(entrypoint(corpus)), corpus.config, corpus.config_path)
 
 
 PARENT_POLL_S = 0.5
@@ -267,7 +269,8 @@ def run_one(
 
 def _replayed(agent: Agent, spec: CaseSpec, link: Link | None) -> dict[str, Any]:
     try:
-        return {"kind": "replay", "replay": wire.replay_dict(replay(agent, spec, link))}
+        replayed = replay(for_case(agent, spec.trace), spec, link)  # with its MCP/tool doubles
+        return {"kind": "replay", "replay": wire.replay_dict(replayed)}
     except AgentContractError as err:
         return {"kind": "error", "error": str(err)}
     except KeyboardInterrupt:
