@@ -4,8 +4,9 @@ On Linux with unprivileged user namespaces, a worker moves itself (before it imp
 code, while it is still single-threaded) into new user, network, mount and PID namespaces.
 These are the steps bubblewrap takes, done here (bubblewrap is neither used nor required):
 
-1. the network namespace has no interface but a loopback that is down, so no socket of the
-   worker or of any process it starts can connect anywhere;
+1. the network namespace has no interface but its own loopback (brought up for the provider
+   doubles the worker serves there, `replay/doubles`), so no socket of the worker or of any
+   process it starts can connect anywhere but to the worker's own processes;
 2. in the mount namespace the corpus's repository and its git directories (a linked
    worktree's common dir too) are bound read-only, and the redaction key file is covered by
    /dev/null;
@@ -111,6 +112,7 @@ def isolate(plan: Protection) -> Isolation:
         return Isolation(False, False, f"unshare: {problem}")
     try:
         _map_ids(uid, gid)
+        _loopback_up()
         problem = _mounts(plan.readonly, plan.hidden)
     except OSError as err:  # the namespace exists; we are nobody in it, which still works
         problem = f"uid map: {err.strerror}"
@@ -176,6 +178,22 @@ def _lock(
     if fd is None or notes is None:
         return ", ".join(held), None
     return ", ".join(held), lockdown.Listener(fd, notes, arch)
+
+
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+
+
+def _loopback_up() -> None:
+    """Bring up the new network namespace's loopback (nothing else is in the namespace: it
+    reaches only the worker's own listeners, such as the provider doubles)."""
+    import fcntl
+    import socket
+    import struct
+
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        request = struct.pack("16sH22x", b"lo", 0)
+        flags = struct.unpack("16sH22x", fcntl.ioctl(sock, SIOCGIFFLAGS, request))[1]
+        fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", flags | IFF_UP))
 
 
 def _libc() -> ctypes.CDLL:

@@ -38,12 +38,13 @@ class _Guard:
         self.lock = threading.Lock()
         self.active: list[Attempts] = []
         self.installed = False
+        self.allowed: set[str] = set()  # host:port of the provider doubles on the loopback
 
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
         if not self.active or not event.startswith("socket."):
             return
         target = _target(event, args)
-        if target is None:
+        if target is None or target in self.allowed:
             return
         for attempts in self.active:
             attempts.targets.append(target)
@@ -83,3 +84,17 @@ def no_network() -> Iterator[Attempts]:
     finally:
         with _GUARD.lock:
             _GUARD.active.remove(attempts)
+
+
+@contextmanager
+def allowing(*targets: str) -> Iterator[None]:
+    """Let the guarded code reach these `host:port`s (the provider doubles a worker serves on
+    its own loopback) inside the block; every other address stays blocked."""
+    with _GUARD.lock:
+        added = [t for t in targets if t not in _GUARD.allowed]
+        _GUARD.allowed.update(added)
+    try:
+        yield
+    finally:
+        with _GUARD.lock:
+            _GUARD.allowed.difference_update(added)
