@@ -29,6 +29,7 @@ ORDER = (
     "affected",
     "replay",
     "check",
+    "serve",
     "gate",
     "report",
     "waivers",

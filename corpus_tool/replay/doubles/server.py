@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import socketserver
 import threading
 from collections.abc import Iterator, Mapping
@@ -101,11 +102,16 @@ class _Server(HTTPServer):
         self.server_name, self.server_port = str(host), int(port)
 
 
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
 class Doubles:
     """The OpenAI and Anthropic doubles on one loopback port, for the case bound to them."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        self._server = _Server((host, port), _Handler, bind_and_activate=True)
+        kind = _Server6 if ":" in host else _Server
+        self._server = kind((host, port), _Handler, bind_and_activate=True)
         self._server.doubles = self
         self.case: Case | None = None
         self.lock = threading.Lock()
@@ -122,7 +128,8 @@ class Doubles:
 
     def env(self) -> dict[str, str]:
         """What an agent configured from its environment needs: base URLs and dummy keys."""
-        base = f"http://{self.host}:{self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        base = f"http://{host}:{self.port}"
         return {
             "OPENAI_BASE_URL": f"{base}/v1",
             "OPENAI_API_KEY": DUMMY_KEY,
