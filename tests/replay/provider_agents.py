@@ -32,14 +32,19 @@ MUTATIONS = ("argument", "skip", "prompt")
 KINDS = {"argument": "ToolArguments", "skip": "UnusedRecording", "prompt": "ModelRequest"}
 
 
-def incident(provider: str) -> dict[str, Any]:
-    """The recorded run, in the native incident format."""
+def incident(provider: str, separators: tuple[str, str] | None = None) -> dict[str, Any]:
+    """The recorded run, in the native incident format (the tool result as the agent wrote it
+    into its next request: json.dumps with `separators`; JSON.stringify's are (",", ":"))."""
     call = {"id": "call_w1", "name": "get_weather", "arguments": {"city": "Paris"}}
     first = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": QUESTION}]
     second = [
         *first,
         {"role": "assistant", "content": None, "tool_calls": [call]},
-        {"role": "tool", "tool_call_id": "call_w1", "content": json.dumps(RESULT)},
+        {
+            "role": "tool",
+            "tool_call_id": "call_w1",
+            "content": json.dumps(RESULT, separators=separators),
+        },
     ]
     stop = ("tool_calls", "stop") if provider == "openai" else ("tool_use", "end_turn")
 
@@ -241,11 +246,13 @@ def agent_source(
     )
 
 
-def weather_corpus(root: Path, cli: Any, provider: str) -> Path:
+def weather_corpus(
+    root: Path, cli: Any, provider: str, separators: tuple[str, str] | None = None
+) -> Path:
     """A corpus at `root` holding the provider's incident as case `weather`, active."""
     assert cli("init", root).code == 0
     path = root.parent / f"weather-{provider}.json"
-    path.write_text(json.dumps(incident(provider)), encoding="utf-8")
+    path.write_text(json.dumps(incident(provider, separators)), encoding="utf-8")
     added = cli("add", path, "--id", "weather", cwd=root)
     assert added.code == 0, added.stderr
     expected = root / "cases" / "weather" / "expected.yaml"
@@ -262,4 +269,59 @@ def use_agent(root: Path, source: str, name: str = "weather_agent") -> None:
     config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
     config.setdefault("agent", {})["entrypoint"] = f"{name}:run"
     config["agent"].pop("command", None)
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+
+
+NODE_AGENT = """
+import fs from "node:fs";
+import OpenAI from "openai";
+
+const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const TOOLS = %(tools)s;
+const MUTATION = %(mutation)s;
+const client = new OpenAI({ maxRetries: 0 });
+const weather = ({ city }) => (city === "Paris" ? %(result)s : { sky: "unknown" });
+const system = %(system)s + (MUTATION === "prompt" ? " Be brief." : "");
+const messages = [
+  { role: "system", content: system },
+  { role: "user", content: input.user_message },
+];
+for (let step = 0; step < 4; step++) {
+  const reply = await client.chat.completions.create({
+    model: %(model)s, messages, tools: TOOLS, temperature: 0,
+  });
+  const message = reply.choices[0].message;
+  if (!message.tool_calls || message.tool_calls.length === 0) {
+    console.log("the model answered");
+    console.log(JSON.stringify({ status: "succeeded", output: message.content }));
+    process.exit(0);
+  }
+  messages.push({ role: "assistant", content: message.content, tool_calls: message.tool_calls });
+  for (const call of message.tool_calls) {
+    const content = JSON.stringify(weather(JSON.parse(call.function.arguments)));
+    messages.push({ role: "tool", tool_call_id: call.id, content });
+  }
+}
+console.log(JSON.stringify({ status: "step_limit", output: null }));
+"""
+
+
+def node_source(mutation: str = "") -> str:
+    """The Node agent (the real `openai` npm package), as an ES module."""
+    return NODE_AGENT % {
+        "tools": json.dumps(TOOLS),
+        "mutation": json.dumps(mutation),
+        "result": json.dumps(RESULT),
+        "system": json.dumps(SYSTEM),
+        "model": json.dumps(MODEL["openai"]),
+    }
+
+
+def use_command(root: Path, argv: list[str]) -> None:
+    """Point corpus.yaml at `agent.command` instead of an entrypoint."""
+    config_path = root / "corpus.yaml"
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    agent = config.setdefault("agent", {})
+    agent.pop("entrypoint", None)
+    agent["command"] = argv
     config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
