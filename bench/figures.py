@@ -621,6 +621,33 @@ def _detail(samples: list[Sample]) -> dict[str, Any]:
     }
 
 
+def http(bench: Bench) -> list[Row]:
+    """Replay through the provider doubles (an unchanged openai SDK agent) against replay
+    through the Runtime, the same cases (bench/http_bench.py)."""
+    from bench import http_bench
+
+    cases = min(http_bench.CASES, bench.check_cases)
+    _, env = _cache(bench, "http")
+    runtime, doubles, detail = http_bench.summary(
+        http_bench.measure(bench.work, bench.repeat, cases, env)
+    )
+    return [
+        Row("http", f"corpus check -n 1 through the Runtime, {cases:,} cases", runtime, "s"),
+        Row(
+            "http",
+            f"corpus check -n 1 through the OpenAI HTTP double (openai SDK), {cases:,} cases",
+            doubles,
+            "s",
+            "the Runtime path",
+            runtime,
+            doubles / runtime,
+            "<= 2x",
+            doubles / runtime <= 2,
+            detail,
+        ),
+    ]
+
+
 FIGURES: dict[str, Callable[[Bench], list[Row]]] = {
     "validate": validate,
     "precommit": precommit,
@@ -632,4 +659,5 @@ FIGURES: dict[str, Callable[[Bench], list[Row]]] = {
     "memory": memory,
     "report": report,
     "live": live,
+    "http": http,
 }

@@ -278,7 +278,10 @@ AGENT_HELP = (
     "and called as run(case_input, rt) for each case; it reaches the model and the tools only "
     "through the runtime (rt.model(messages, tools=...), rt.tool(name, arguments), rt.now(), "
     "rt.random, rt.emit(...)) and returns {status, output}. "
-    "`from corpus_tool import Runtime, ToolError`."
+    "`from corpus_tool import Runtime, ToolError`. Or unchanged: a plain run(case_input), "
+    "or agent.command (any executable; {input} is the case input as a JSON file), whose "
+    "openai/anthropic client the worker points at doubles answered from the recording "
+    "(OPENAI_BASE_URL, ANTHROPIC_BASE_URL, dummy keys)."
 )
 
 

@@ -89,7 +89,8 @@ def plain_agent(function: Callable[[dict[str, Any]], Any], doubles: Doubles) -> 
     """`run(case_input)` as an entrypoint."""
 
     def agent(case_input: dict[str, Any], rt: Runtime) -> Any:
-        with doubles.serving(rt) as case, allowing(f"{doubles.host}:{doubles.port}"):
+        reach = (f"{doubles.host}:{doubles.port}", f"localhost:{doubles.port}")
+        with doubles.serving(rt) as case, allowing(*reach):
             try:
                 returned = function(case_input)
             except Exception:
