@@ -15,13 +15,19 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from corpus_tool.replay.doubles.asked import Answered, Asked, BadRequest, pieces, tokens
+from corpus_tool.replay.doubles.asked import (
+    BadRequest,
+    ProviderAnswer,
+    ProviderRequest,
+    pieces,
+    tokens,
+)
 
 PATH = "/v1/messages"
 _OWN = ("messages", "tools", "model", "temperature", "stream", "system")
 
 
-def asked(body: Mapping[str, Any]) -> Asked:
+def asked(body: Mapping[str, Any]) -> ProviderRequest:
     """The request in native terms."""
     turns = body.get("messages")
     if not isinstance(turns, list):
@@ -33,7 +39,7 @@ def asked(body: Mapping[str, Any]) -> Asked:
     for index, turn in enumerate(turns):
         messages += _turn(turn, index)
     tools = body.get("tools")
-    return Asked(
+    return ProviderRequest(
         messages,
         [_tool(t) for t in tools] if isinstance(tools, list) else None,
         body.get("model") if isinstance(body.get("model"), str) else None,
@@ -97,7 +103,7 @@ def _tool(tool: Any) -> Any:
     return {"type": "function", "function": function}
 
 
-def _stop(answer: Answered) -> str:
+def _stop(answer: ProviderAnswer) -> str:
     reason = answer.response.finish_reason
     mapped = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
     if reason:
@@ -105,7 +111,7 @@ def _stop(answer: Answered) -> str:
     return "tool_use" if answer.response.tool_calls else "end_turn"
 
 
-def _blocks(answer: Answered) -> list[dict[str, Any]]:
+def _blocks(answer: ProviderAnswer) -> list[dict[str, Any]]:
     response = answer.response
     blocks: list[dict[str, Any]] = []
     if response.content:
@@ -118,7 +124,7 @@ def _blocks(answer: Answered) -> list[dict[str, Any]]:
     return blocks
 
 
-def _head(answer: Answered, content: list[Any]) -> dict[str, Any]:
+def _head(answer: ProviderAnswer, content: list[Any]) -> dict[str, Any]:
     return {
         "id": f"msg_corpus_{answer.seq}",
         "type": "message",
@@ -128,20 +134,20 @@ def _head(answer: Answered, content: list[Any]) -> dict[str, Any]:
     }
 
 
-def _usage(answer: Answered) -> dict[str, int]:
+def _usage(answer: ProviderAnswer) -> dict[str, int]:
     return {
         "input_tokens": tokens(answer.usage, "input_tokens", "prompt_tokens"),
         "output_tokens": tokens(answer.usage, "output_tokens", "completion_tokens"),
     }
 
 
-def message(answer: Answered) -> dict[str, Any]:
+def message(answer: ProviderAnswer) -> dict[str, Any]:
     """The non-streaming answer."""
     tail = {"stop_reason": _stop(answer), "stop_sequence": None, "usage": _usage(answer)}
     return {**_head(answer, _blocks(answer)), **tail}
 
 
-def events(answer: Answered) -> Iterator[tuple[str, dict[str, Any]]]:
+def events(answer: ProviderAnswer) -> Iterator[tuple[str, dict[str, Any]]]:
     """The streamed answer: (event name, data) pairs."""
     usage = _usage(answer)
     start = {**_head(answer, []), "stop_reason": None, "stop_sequence": None}

@@ -1,8 +1,8 @@
 """What a provider request asks and what the recording answers, in the native format's terms.
 
-Both HTTP doubles turn the request body into an `Asked` (native messages and tools, the model,
-the temperature, the other fields as `params`) and answer from an `Answered` (the recorded
-response, the model id, the recorded usage), so that strict and lenient replay compare an SDK's
+Both HTTP doubles turn the request body into a `ProviderRequest` (native messages and tools,
+the model, the temperature, the other fields as `params`) and answer from a `ProviderAnswer`
+(the recorded response, the model id, the recorded usage), so that strict and lenient replay compare an SDK's
 request exactly as they compare what an agent hands `rt.model`.
 """
 
@@ -25,7 +25,7 @@ class BadRequest(Exception):
 
 
 @dataclass(frozen=True)
-class Asked:
+class ProviderRequest:
     """A provider request in the native format's terms."""
 
     messages: list[Any]
@@ -38,7 +38,7 @@ class Asked:
 
 
 @dataclass(frozen=True)
-class Answered:
+class ProviderAnswer:
     """The recorded answer to send back: response, model id, usage, and the event's seq."""
 
     response: ModelResponse

@@ -14,9 +14,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from corpus_tool.replay.doubles.asked import (
-    Answered,
-    Asked,
     BadRequest,
+    ProviderAnswer,
+    ProviderRequest,
     arguments,
     pieces,
     tokens,
@@ -28,14 +28,14 @@ _OWN = ("messages", "tools", "model", "temperature", "stream", "stream_options")
 _SDK_NULLS = ("refusal", "annotations", "audio", "function_call")
 
 
-def asked(body: Mapping[str, Any]) -> Asked:
+def asked(body: Mapping[str, Any]) -> ProviderRequest:
     """The request in native terms."""
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise BadRequest("messages: a list of messages is required")
     tools = body.get("tools")
     options = body.get("stream_options") or {}
-    return Asked(
+    return ProviderRequest(
         [_message(m, i) for i, m in enumerate(messages)],
         list(tools) if isinstance(tools, list) else None,
         body.get("model") if isinstance(body.get("model"), str) else None,
@@ -75,7 +75,7 @@ def _call(call: Any, where: str) -> dict[str, Any]:
     }
 
 
-def _finish(answer: Answered) -> str:
+def _finish(answer: ProviderAnswer) -> str:
     reason = answer.response.finish_reason
     mapped = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length"}
     if reason:
@@ -83,14 +83,14 @@ def _finish(answer: Answered) -> str:
     return "tool_calls" if answer.response.tool_calls else "stop"
 
 
-def _usage(answer: Answered) -> dict[str, int]:
+def _usage(answer: ProviderAnswer) -> dict[str, int]:
     prompt = tokens(answer.usage, "prompt_tokens", "input_tokens")
     completion = tokens(answer.usage, "completion_tokens", "output_tokens")
     total = tokens(answer.usage, "total_tokens") or prompt + completion
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
 
 
-def _head(answer: Answered, kind: str) -> dict[str, Any]:
+def _head(answer: ProviderAnswer, kind: str) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-corpus-{answer.seq}",
         "object": kind,
@@ -99,7 +99,7 @@ def _head(answer: Answered, kind: str) -> dict[str, Any]:
     }
 
 
-def completion(answer: Answered) -> dict[str, Any]:
+def completion(answer: ProviderAnswer) -> dict[str, Any]:
     """The non-streaming answer."""
     response = answer.response
     message: dict[str, Any] = {"role": "assistant", "content": response.content, "refusal": None}
@@ -119,7 +119,7 @@ def completion(answer: Answered) -> dict[str, Any]:
     return out
 
 
-def chunks(answer: Answered, include_usage: bool) -> Iterator[dict[str, Any]]:
+def chunks(answer: ProviderAnswer, include_usage: bool) -> Iterator[dict[str, Any]]:
     """The streamed answer, chunk by chunk (`[DONE]` is the server's)."""
     head = _head(answer, "chat.completion.chunk")
     response = answer.response

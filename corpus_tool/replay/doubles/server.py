@@ -26,7 +26,13 @@ from corpus_tool.model.events import ToolCallEvent
 from corpus_tool.model.values import ToolCall, parse_time
 from corpus_tool.replay.divergence import DivergenceError
 from corpus_tool.replay.doubles import anthropic_messages, openai_chat
-from corpus_tool.replay.doubles.asked import Answered, Asked, BadRequest, echoed, reported
+from corpus_tool.replay.doubles.asked import (
+    BadRequest,
+    ProviderAnswer,
+    ProviderRequest,
+    echoed,
+    reported,
+)
 from corpus_tool.replay.runtime import Runtime, ToolError
 
 DUMMY_KEY = "corpus-replay-no-key"
@@ -44,7 +50,7 @@ class Case:
         self.failure: BaseException | None = None  # the first divergence (or event limit)
         self.requests = 0
 
-    def answer(self, asked: Asked) -> Answered:
+    def answer(self, asked: ProviderRequest) -> ProviderAnswer:
         """The recorded answer to `asked` (raises the divergence that stops it)."""
         self.requests += 1
         self._tools(asked.messages)
@@ -59,7 +65,7 @@ class Case:
         self.asked.update({c.id: c for c in response.tool_calls if c.id})
         event = rt.events[-1]
         source = rt.last_answer
-        return Answered(
+        return ProviderAnswer(
             response,
             (source.model if source else None) or asked.model or "unknown",
             source.usage if source else None,
@@ -111,7 +117,7 @@ class Doubles:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         kind = _Server6 if ":" in host else _Server
-        self._server = kind((host, port), _Handler, bind_and_activate=True)
+        self._server = kind((host, port), _DoublesHandler, bind_and_activate=True)
         self._server.doubles = self
         self.case: Case | None = None
         self.lock = threading.Lock()
@@ -164,7 +170,7 @@ class Doubles:
                 self.case = None
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _DoublesHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
@@ -245,7 +251,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _stream(self, api: Any, answer: Answered, asked: Asked) -> None:
+    def _stream(self, api: Any, answer: ProviderAnswer, asked: ProviderRequest) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
