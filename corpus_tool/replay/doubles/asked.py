@@ -2,8 +2,8 @@
 
 Both HTTP doubles turn the request body into a `ProviderRequest` (native messages and tools,
 the model, the temperature, the other fields as `params`) and answer from a `ProviderAnswer`
-(the recorded response, the model id, the recorded usage), so that strict and lenient replay compare an SDK's
-request exactly as they compare what an agent hands `rt.model`.
+(the recorded response, the model id, the recorded usage), so that strict and lenient replay
+compare an SDK's request exactly as they compare what an agent hands `rt.model`.
 """
 
 from __future__ import annotations
