@@ -112,8 +112,12 @@ def ask(client, messages):
         return s.get_final_completion()
 
 
+CLIENTS = []  # one client for the process, built at the first case, as agents keep theirs
+
+
 def run(case_input):
-    client = OpenAI(max_retries=0)
+    CLIENTS[:] = CLIENTS or [OpenAI(max_retries=0)]
+    client = CLIENTS[0]
     system = SYSTEM + (" Be brief." if MUTATION == "prompt" else "")
     messages = [{{"role": "system", "content": system}},
                 {{"role": "user", "content": case_input["user_message"]}}]
@@ -164,8 +168,12 @@ def ask(client, messages, system):
         return s.get_final_message()
 
 
+CLIENTS = []  # one client for the process, built at the first case, as agents keep theirs
+
+
 def run(case_input):
-    client = anthropic.Anthropic(max_retries=0)
+    CLIENTS[:] = CLIENTS or [anthropic.Anthropic(max_retries=0)]
+    client = CLIENTS[0]
     system = SYSTEM + (" Be brief." if MUTATION == "prompt" else "")
     messages = [{{"role": "user", "content": case_input["user_message"]}}]
     for _ in range(4):

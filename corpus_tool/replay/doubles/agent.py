@@ -41,7 +41,7 @@ class InEnv:
     before the agent's import too: a client built at import time reads them then)."""
 
     def __init__(self) -> None:
-        self.doubles = Doubles().start()
+        self.doubles = Doubles()  # listening; served once an agent needs it (`start`)
         self._saved: dict[str, str | None] | None = {k: os.environ.get(k) for k in self.env}
         os.environ.update(self.env)
 
@@ -87,6 +87,7 @@ def takes_runtime(function: Callable[..., Any]) -> bool:
 
 def plain_agent(function: Callable[[dict[str, Any]], Any], doubles: Doubles) -> Callable[..., Any]:
     """`run(case_input)` as an entrypoint."""
+    doubles.start()
 
     def agent(case_input: dict[str, Any], rt: Runtime) -> Any:
         reach = (f"{doubles.host}:{doubles.port}", f"localhost:{doubles.port}")
@@ -104,6 +105,7 @@ def plain_agent(function: Callable[[dict[str, Any]], Any], doubles: Doubles) -> 
 
 def command_agent(argv: Sequence[str], root: Path, doubles: Doubles) -> Callable[..., Any]:
     """`agent.command` as an entrypoint."""
+    doubles.start()
 
     def agent(case_input: dict[str, Any], rt: Runtime) -> Any:
         with tempfile.TemporaryDirectory(prefix="corpus-case-") as scratch:

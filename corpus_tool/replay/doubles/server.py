@@ -144,6 +144,9 @@ class Doubles:
         }
 
     def start(self) -> Doubles:
+        """Serve on a thread of its own (once)."""
+        if self._thread is not None:
+            return self
         thread = threading.Thread(
             target=self._server.serve_forever, args=(0.05,), name="corpus-doubles", daemon=True
         )
@@ -242,22 +245,25 @@ class _DoublesHandler(BaseHTTPRequestHandler):
     ) -> None:
         self._json(status, api.error(status, message, kind, code))
 
+    def setup(self) -> None:
+        super().setup()
+        with contextlib.suppress(OSError):  # no Nagle wait between an answer's writes
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def _json(self, status: int, doc: Mapping[str, Any]) -> None:
         data = json.dumps(doc).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(data)
+        self.wfile.write(self._head(status, "application/json", len(data)) + data)
+
+    def _head(self, status: int, kind: str, length: int | None = None) -> bytes:
+        """The status line and headers, sent with the body in one write."""
+        reason = self.responses.get(status, ("",))[0]
+        lines = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {kind}", "Connection: close"]
+        if length is not None:
+            lines.append(f"Content-Length: {length}")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
     def _stream(self, api: Any, answer: ProviderAnswer, asked: ProviderRequest) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        out: list[bytes] = []
+        out: list[bytes] = [self._head(200, "text/event-stream")]
         if api is openai_chat:
             out += [
                 b"data: " + json.dumps(c).encode() + b"\n\n"
