@@ -236,3 +236,87 @@ def test_a_divergence_answers_the_sdk_with_an_error_naming_it(tmp_path: Path, cl
     assert len(seen) == 1 and "ModelRequest divergence at step 1" in seen[0]
     assert replayed.divergence is not None and replayed.divergence.kind == "ModelRequest"
     assert replayed.terminal.status == "unknown"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["create", "stream"])
+def test_responses_api_agent_replays_the_chat_recording_and_a_changed_argument_diverges(
+    tmp_path: Path, cli: Any, stream: bool
+) -> None:
+    """`client.responses.create` / `.stream(...).get_final_response()`: the same incident
+    replays strictly (instructions as the system message, function_call items as tool calls),
+    the SDK's final response holds the recorded tool call and text; an agent that changes the
+    argument it echoes gets the Runtime path's ToolArguments."""
+    root = weather_corpus(tmp_path / "corpus", cli, "openai")
+    recorded = [e for e in incident("openai")["events"] if e["type"] == "llm_request"]
+    tools = [{"type": "function", **t["function"]} for t in recorded[0]["tools"]]
+    finals: list[Any] = []
+
+    def agent(mutate: bool) -> Any:
+        def run(case_input: dict[str, Any]) -> dict[str, Any]:
+            client = openai.OpenAI(max_retries=0)
+            items: list[Any] = [{"role": "user", "content": case_input["user_message"]}]
+            for _ in range(3):
+                asked = {
+                    "model": recorded[0]["model"],
+                    "instructions": recorded[0]["messages"][0]["content"],
+                    "input": items,
+                    "tools": tools,
+                    "temperature": 0,
+                }
+                if stream:
+                    with client.responses.stream(**asked) as events:
+                        final = events.get_final_response()
+                else:
+                    final = client.responses.create(**asked)
+                finals.append(final)
+                calls = [o for o in final.output if o.type == "function_call"]
+                if not calls:
+                    return {"status": "succeeded", "output": final.output_text}
+                for call in calls:
+                    args = json.loads(call.arguments)
+                    if mutate:
+                        args["city"] = args["city"].upper()
+                    items.append(
+                        {
+                            "type": "function_call",
+                            "call_id": call.call_id,
+                            "name": call.name,
+                            "arguments": json.dumps(args),
+                        }
+                    )
+                    items.append(
+                        {
+                            "type": "function_call_output",
+                            "call_id": call.call_id,
+                            "output": json.dumps({"sky": "clear", "temp_c": 21}),
+                        }
+                    )
+            return {"status": "step_limit", "output": None}
+
+        return run
+
+    doubles = Doubles().start()
+    try:
+        with pytest.MonkeyPatch.context() as env:
+            for key, value in doubles.env().items():
+                env.setenv(key, value)
+            case = root / "cases" / "weather"
+            passed = replay_case(case, plain_agent(agent(False), doubles))
+            first = list(finals)
+            changed = replay_case(case, plain_agent(agent(True), doubles))
+    finally:
+        doubles.close()
+    assert passed.divergence is None and passed.terminal.output == ANSWER
+    call = next(o for o in first[0].output if o.type == "function_call")
+    recorded_call = recorded[0]["response"]["toolCalls"][0]
+    assert (call.call_id, call.name, json.loads(call.arguments)) == (
+        recorded_call["id"],
+        recorded_call["name"],
+        recorded_call["arguments"],
+    )
+    assert first[1].output_text == ANSWER
+    assert (first[1].usage.input_tokens, first[1].usage.output_tokens) == (
+        USAGE[1]["input_tokens"],
+        USAGE[1]["output_tokens"],
+    )
+    assert changed.divergence is not None and changed.divergence.kind == "ToolArguments"

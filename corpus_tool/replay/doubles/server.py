@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from corpus_tool.model.events import ToolCallEvent
 from corpus_tool.model.values import ToolCall, parse_time
 from corpus_tool.replay.divergence import DivergenceError
-from corpus_tool.replay.doubles import anthropic_messages, openai_chat
+from corpus_tool.replay.doubles import anthropic_messages, openai_chat, openai_responses
 from corpus_tool.replay.doubles.asked import (
     BadRequest,
     ProviderAnswer,
@@ -173,6 +173,23 @@ class Doubles:
                 self.case = None
 
 
+APIS: dict[str, Any] = {
+    openai_chat.PATH: openai_chat,
+    openai_responses.PATH: openai_responses,
+    anthropic_messages.PATH: anthropic_messages,
+}
+"""The APIs served, by path."""
+
+
+def _whole(api: Any, answer: ProviderAnswer) -> dict[str, Any]:
+    """The non-streaming answer of `api`."""
+    if api is openai_chat:
+        return openai_chat.completion(answer)
+    if api is openai_responses:
+        return openai_responses.response(answer)
+    return anthropic_messages.message(answer)
+
+
 class _DoublesHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
@@ -182,7 +199,7 @@ class _DoublesHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path.rstrip("/")
-        api = {openai_chat.PATH: openai_chat, anthropic_messages.PATH: anthropic_messages}.get(path)
+        api = APIS.get(path)
         self.close_connection = True
         if api is None:
             self._error(openai_chat, 404, f"corpus replay serves no {path}", "not_found_error")
@@ -216,12 +233,7 @@ class _DoublesHandler(BaseHTTPRequestHandler):
         if asked.stream:
             self._stream(api, answer, asked)
         else:
-            body_out = (
-                openai_chat.completion(answer)
-                if api is openai_chat
-                else anthropic_messages.message(answer)
-            )
-            self._json(200, body_out)
+            self._json(200, _whole(api, answer))
 
     def _body(self) -> Mapping[str, Any]:
         length = int(self.headers.get("Content-Length") or 0)
@@ -271,7 +283,7 @@ class _DoublesHandler(BaseHTTPRequestHandler):
             ]
             out.append(b"data: [DONE]\n\n")
         else:
-            for name, data in anthropic_messages.events(answer):
+            for name, data in api.events(answer):
                 out.append(f"event: {name}\ndata: ".encode() + json.dumps(data).encode() + b"\n\n")
         with contextlib.suppress(OSError):  # the client went away
             self.wfile.write(b"".join(out))
