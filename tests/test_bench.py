@@ -26,6 +26,7 @@ FIGURES = {
     "memory",
     "report",
     "live",
+    "http",
 }
 
 
