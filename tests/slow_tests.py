@@ -55,6 +55,7 @@ SLOW = frozenset(
         "tests/commands/test_mv.py::test_mv_refusal_is_one_line_and_changes_nothing",
         "tests/commands/test_mv.py::test_mv_renames_directory_ids_and_waivers_keeping_every_other_byte",
         "tests/commands/test_serve.py::test_serve_answers_a_curled_chat_completion_and_prints_the_verdict_at_exit",
+        "tests/commands/test_serve.py::test_serve_ends_by_itself_once_the_last_recorded_request_is_answered",
         "tests/commands/test_serve.py::test_serve_refuses_a_host_that_is_not_the_loopback",
         "tests/diff/test_diff.py::test_check_diff_shows_recording_against_replay_for_failing_cases",
         "tests/diff/test_diff.py::test_diff_identical_runs",

@@ -16,7 +16,7 @@ import os
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,15 +77,18 @@ def serve(corpus: Corpus, options: ServeOptions, out: TextIO) -> int:
             f"cannot listen on {options.host}:{options.port}: {err.strerror or err}; "
             "choose another --port (0: any free one)"
         ) from None
-    for key, value in _shown_env(doubles).items():
-        out.write(f"{key}={value}\n")
-    out.write(f"# serving case {case_id} ({request.mode}); Ctrl-C ends the run\n")
-    out.flush()
+    lines = [f"{key}={value}\n" for key, value in _shown_env(doubles).items()]
+    lines.append(f"# serving case {case_id} ({request.mode}); Ctrl-C ends the run\n")
+
+    def announce() -> None:  # once the case answers: a client may start at the first line
+        out.write("".join(lines))
+        out.flush()
+
     stop = threading.Event()
     doubles.start()
     try:
         with _interrupt(stop):
-            replayed = replay(_waiting(doubles, trace, stop), spec)
+            replayed = replay(_waiting(doubles, trace, stop, announce), spec)
     finally:
         doubles.close()
     result = judge_case(corpus, loaded, request, Ran((replayed,)), grader=grade_checks)
@@ -102,12 +105,15 @@ def _shown_env(doubles: Doubles) -> dict[str, str]:
     }
 
 
-def _waiting(doubles: Doubles, trace: Trace, stop: threading.Event) -> Any:
+def _waiting(
+    doubles: Doubles, trace: Trace, stop: threading.Event, announce: Callable[[], None]
+) -> Any:
     """The 'agent' replay runs: it waits while the real one, elsewhere, sends its requests."""
     recorded = sum(1 for e in trace.events if isinstance(e, ModelCallEvent))
 
     def agent(case_input: dict[str, Any], rt: Runtime) -> dict[str, Any]:
         with doubles.serving(rt) as case:
+            announce()
             while not stop.wait(POLL_S):
                 if case.failure is not None or _answered(rt) >= recorded:
                     break

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -83,3 +84,38 @@ def test_serve_refuses_a_host_that_is_not_the_loopback(tmp_path: Path, cli: Any)
     assert done.code == 2
     assert "--host 0.0.0.0" in done.err and "loopback only" in done.err
     assert done.out == ""
+
+
+def test_serve_ends_by_itself_once_the_last_recorded_request_is_answered(
+    tmp_path: Path, cli: Any
+) -> None:
+    """An agent started by hand (here: two HTTP requests, the recorded ones) gets the recorded
+    answers; after the last one serve grades the run (the tool call seen in the second request's
+    tool result) and exits 0 without a Ctrl-C."""
+    from tests.replay.provider_agents import ANSWER, weather_corpus
+
+    root = weather_corpus(tmp_path / "corpus", cli, "openai")
+    trace = yaml.safe_load((root / "cases" / "weather" / "trace.yaml").read_text("utf-8"))
+    calls = [e for e in trace["events"] if e["type"] == "model_call"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "corpus_tool", "serve", "weather"]
+    served = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert served.stdout is not None
+        base = served.stdout.readline().strip().split("=", 1)[1]
+        answers = []
+        for call in calls:
+            body = json.dumps({"model": call["model"], **call["request"]}).encode()
+            request = urllib.request.Request(
+                f"{base}/chat/completions", body, {"Content-Type": "application/json"}
+            )
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                answers.append(json.load(answer))
+        rest, _ = served.communicate(timeout=120)
+    finally:
+        if served.poll() is None:
+            served.kill()
+            served.wait()
+    assert answers[-1]["choices"][0]["message"]["content"] == ANSWER
+    assert served.returncode == 0, rest
+    assert "PASS  weather" in rest and "results: " in rest

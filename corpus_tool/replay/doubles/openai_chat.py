@@ -67,11 +67,12 @@ def _message(message: Any, index: int) -> Any:
 def _call(call: Any, where: str) -> dict[str, Any]:
     if not isinstance(call, Mapping):
         raise BadRequest(f"{where}: not an object")
-    function = call.get("function") or {}
+    function = call.get("function")
+    named = function if isinstance(function, Mapping) else call  # the native shape too
     return {
         "id": call.get("id"),
-        "name": function.get("name"),
-        "arguments": arguments(function.get("arguments"), where),
+        "name": named.get("name"),
+        "arguments": arguments(named.get("arguments"), where),
     }
 
 

@@ -82,11 +82,11 @@ class Case:
             self.seen.add(call_id)
             if any(isinstance(e, ToolCallEvent) and e.call_id == call_id for e in self.rt.events):
                 continue  # the agent called it through the runtime (a patched tool)
-            call = echo.get(call_id)
-            name = str(call.get("name")) if call else self.asked[call_id].name
-            args = call.get("arguments") if call else self.asked[call_id].arguments
+            call = echo.get(call_id) or {}
+            name = call.get("name") or self.asked[call_id].name
+            args = call.get("arguments", self.asked[call_id].arguments)
             with contextlib.suppress(ToolError):  # a recorded error: the agent reported its own
-                self.rt.tool(name, args if isinstance(args, Mapping) else {})
+                self.rt.tool(str(name), args if isinstance(args, Mapping) else {})
 
     def reraise(self) -> None:
         """End the run as the Runtime path would: by the divergence that stopped a request."""
