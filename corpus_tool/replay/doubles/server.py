@@ -121,7 +121,6 @@ class Doubles:
         self._server.doubles = self
         self.case: Case | None = None
         self.lock = threading.Lock()
-        self.answered = threading.Event()  # set after each answer (`corpus serve` waits on it)
         self._thread: threading.Thread | None = None
 
     @property
@@ -228,8 +227,6 @@ class _DoublesHandler(BaseHTTPRequestHandler):
                 case.failure = case.failure or err
                 self._error(api, 500, f"corpus replay: {err}", "api_error")
                 return
-            finally:
-                doubles.answered.set()
         if asked.stream:
             self._stream(api, answer, asked)
         else:
