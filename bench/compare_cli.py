@@ -48,7 +48,7 @@ COPIED = ("corpus", "incidents", "refund_agent")  # what of each tree's examples
 COMMANDS = [
     *("init", "add", "validate", "mv", "affected", "replay", "check", "regrade", "gate"),
     "waivers",
-    *("status", "migrate", "explain", "minimize", "diff", "keygen", "forget", "report"),
+    *("status", "migrate", "explain", "minimize", "diff", "keygen", "forget", "report", "serve"),
     "vary",
     "record",
 ]
@@ -81,6 +81,7 @@ STEPS: list[tuple[str, str]] = [
     ("replay-repeat", "-C examples/corpus replay refund-success --repeat 2 --mode lenient"),
     ("replay-tier", "-C examples/corpus replay --tier full"),
     ("replay-unknown-case", "-C examples/corpus replay no-such-case"),
+    ("serve-remote-host", "-C examples/corpus serve refund-success --host 0.0.0.0"),
     ("files", "-C examples/corpus replay --results {o}/results.json --junit {o}/junit.xml"),
     ("validate", "-C examples/corpus validate"),
     ("validate-json", "-C examples/corpus validate --format json"),

@@ -693,6 +693,39 @@ def _detail(samples: list[Sample]) -> dict[str, Any]:
     }
 
 
+def http(bench: Bench) -> list[Row]:
+    """Replay through the provider doubles (an unchanged openai SDK agent) against replay
+    through the Runtime, the same cases (bench/http_bench.py)."""
+    from bench import http_bench
+
+    cases = min(http_bench.CASES, bench.check_cases)
+    _, env = _cache(bench, "http")
+    took, detail = http_bench.summary(http_bench.measure(bench.work, bench.repeat, cases, env))
+    runtime = took["runtime"]
+    rows = [Row("http", f"corpus check -n 1 through the Runtime, {cases:,} cases", runtime, "s")]
+    for name, what in (
+        ("http", "the OpenAI HTTP double, an openai SDK agent"),
+        ("raw", "the OpenAI HTTP double, a urllib agent (no SDK)"),
+    ):
+        ratio = took[name] / runtime
+        target = "<= 2x" if name == "http" else ""
+        rows.append(
+            Row(
+                "http",
+                f"corpus check -n 1 through {what}, {cases:,} cases",
+                took[name],
+                "s",
+                "the Runtime path",
+                runtime,
+                ratio,
+                target,
+                ratio <= 2 if target else None,
+                detail if name == "http" else {},
+            )
+        )
+    return rows
+
+
 FIGURES: dict[str, Callable[[Bench], list[Row]]] = {
     "validate": validate,
     "precommit": precommit,
@@ -706,4 +739,5 @@ FIGURES: dict[str, Callable[[Bench], list[Row]]] = {
     "live": live,
     "regrade": regrade,
     "live-gate": live_gate,
+    "http": http,
 }

@@ -27,6 +27,7 @@ FIGURES = {
     "report",
     "live",
     "regrade",
+    "http",
 }
 
 

@@ -32,6 +32,7 @@ ORDER = (
     "replay",
     "check",
     "regrade",
+    "serve",
     "gate",
     "report",
     "waivers",

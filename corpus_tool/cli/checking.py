@@ -215,6 +215,37 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     return explain(args.topic, args.output, sys.stdout)
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from corpus_tool.commands.serve import ServeOptions, serve
+
+    options = ServeOptions(args.case, args.host, args.port, args.results)
+    return serve(corpus_of(args), options, sys.stdout)
+
+
+def _args_serve(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("case", metavar="CASE", help="the case id")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the port to listen on (default 0: any free one; the printed URLs name it)",
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="H",
+        help="the loopback address to listen on (default 127.0.0.1; ::1 and localhost "
+        "too; any other address is refused, exit 2)",
+    )
+    parser.add_argument(
+        "--results",
+        type=Path,
+        metavar="FILE",
+        help="write the results JSON here (default: a temporary file, named at exit)",
+    )
+
+
 def _args_explain(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "topic",
@@ -318,11 +349,21 @@ AGENT_HELP = (
     "and called as run(case_input, rt) for each case; it reaches the model and the tools only "
     "through the runtime (rt.model(messages, tools=...), rt.tool(name, arguments), rt.now(), "
     "rt.random, rt.emit(...)) and returns {status, output}. "
-    "`from corpus_tool import Runtime, ToolError`."
+    "`from corpus_tool import Runtime, ToolError`. Or unchanged: a plain run(case_input), "
+    "or agent.command (any executable; {input} is the case input as a JSON file), whose "
+    "openai/anthropic client the worker points at doubles answered from the recording "
+    "(OPENAI_BASE_URL, ANTHROPIC_BASE_URL, dummy keys)."
 )
 
 
 COMMANDS: dict[str, Command] = {
+    "serve": (
+        "answer one case's model requests as the OpenAI and Anthropic APIs would, for an agent "
+        "you start yourself (prints OPENAI_BASE_URL=... lines; at exit, Ctrl-C or the last "
+        "recorded request answered, the verdict as check grades it)",
+        _args_serve,
+        _cmd_serve,
+    ),
     "validate": (
         "check schema, completeness, redaction (no unredacted personal data or secret; every "
         "case under the corpus key) and waivers of files, directories, the staged change "

@@ -87,6 +87,8 @@ class AgentSection:
     """`agent`: the agent under test and its current versions (what drift compares with)."""
 
     entrypoint: str | None = None
+    command: tuple[str, ...] = ()
+    """`agent.command`: the agent as the team runs it (argv; `{input}` is the case input file)."""
     prompt_version: str | None = None
     models: tuple[str, ...] = ()
     version: str | None = None
@@ -219,6 +221,7 @@ def unregistered_scorer(name: object, scorers: Mapping[str, str]) -> str | None:
 def _agent(section: Mapping[str, Any]) -> AgentSection:
     return AgentSection(
         entrypoint=_text(section.get("entrypoint")),
+        command=_texts(section.get("command")),
         prompt_version=_text(section.get("prompt_version")),
         models=_texts(section.get("models")),
         version=_text(section.get("version")),

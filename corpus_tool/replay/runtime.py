@@ -62,6 +62,8 @@ class ModelAnswer:
     model: str | None = None
     duration_ms: float | None = None
     origin: str = "recording"
+    usage: Mapping[str, Any] | None = None
+    """The recorded call's token counts (what a provider double reports back)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,9 @@ class Runtime:
         self._steps = 0
         self._requested: list[ToolCall] = []  # tool calls models asked for, oldest first
         self._linked: dict[int, str] = {}  # index in _requested -> call id, once called
+        self.last_answer: ModelAnswer | None = (
+            None  # the latest model answer, as the source gave it
+        )
 
     @property
     def random(self) -> random.Random:
@@ -176,6 +181,7 @@ class Runtime:
                 )
             )
             raise
+        self.last_answer = answer
         seq = self._next_seq()
         timing = self._took(answer.duration_ms)
         event = ModelCallEvent(

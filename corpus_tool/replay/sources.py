@@ -65,7 +65,9 @@ class ReplaySource:
 
     def _model_answer(self, event: ModelCallEvent) -> ModelAnswer:
         self._used.add(id(event))
-        return ModelAnswer(event.response, model=event.model, duration_ms=event.duration_ms)
+        return ModelAnswer(
+            event.response, model=event.model, duration_ms=event.duration_ms, usage=event.usage
+        )
 
     def _continue(self, request: ModelRequest, model: str | None, step: int) -> ModelAnswer:
         if self._continuation:

@@ -26,11 +26,11 @@ def launch_for(
     corpus: Corpus, timeout_s: float | None = None, environ: Mapping[str, str] | None = None
 ) -> Launch:
     """How to start workers for `corpus`; --timeout (`timeout_s`) overrides replay.timeout_s."""
-    spec = corpus.config.agent.entrypoint
-    if not spec:
+    spec = corpus.config.agent.entrypoint or ""
+    if not spec and not corpus.config.agent.command:
         raise UsageError(
-            f"{corpus.config_path}: no agent.entrypoint; set it to module:callable "
-            "(see `corpus replay --help`, the agent)"
+            f"{corpus.config_path}: no agent.entrypoint; set it to module:callable, or "
+            "agent.command to the command that runs the agent (see `corpus replay --help`)"
         )
     root = corpus.root.resolve()
     readonly, hidden = protected(root), key_files(corpus.config.redaction, root)

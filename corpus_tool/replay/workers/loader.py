@@ -11,6 +11,12 @@ from types import ModuleType
 from typing import Any
 
 from corpus_tool.errors import InputError, UsageError
+from corpus_tool.replay.doubles.agent import (
+    command_agent,
+    doubles_in_env,
+    plain_agent,
+    takes_runtime,
+)
 from corpus_tool.replay.workers.stdio import agent_stdout, described
 from corpus_tool.store.corpus import Corpus
 
@@ -27,20 +33,32 @@ def import_root(corpus_root: Path) -> Path:
 
 @contextmanager
 def entrypoint(corpus: Corpus) -> Iterator[Agent]:
-    """The callable named by corpus.yaml `agent.entrypoint`, imported from the corpus's repo.
+    """The agent corpus.yaml names, imported from the corpus's repo: `agent.entrypoint`
+    (a Runtime entrypoint, or a plain `run(case_input)`), or `agent.command`.
 
     The repository root goes first on sys.path for the duration; modules imported from it are
     dropped afterwards (and same-named ones from elsewhere restored), so two corpora, or two
-    revisions of one, never see each other's code.
+    revisions of one, never see each other's code. A plain function and a command get the
+    provider doubles (`replay/doubles`) for as long as the import lives.
     """
-    spec = corpus.config.agent.entrypoint
+    section = corpus.config.agent
+    if section.command:
+        with doubles_in_env() as served:
+            root = import_root(corpus.root.resolve())
+            yield command_agent(section.command, root, served.doubles)
+        return
+    spec = section.entrypoint
     if not spec:
         raise UsageError(
             f"{corpus.config_path}: no agent.entrypoint; set it to module:callable "
             "(see `corpus replay --help`, the agent)"
         )
-    with imported(corpus, spec, "agent.entrypoint") as agent:
-        yield agent
+    with doubles_in_env() as served, imported(corpus, spec, "agent.entrypoint") as agent:
+        if takes_runtime(agent):
+            served.retire()
+            yield agent
+        else:
+            yield plain_agent(agent, served.doubles)
 
 
 @contextmanager
