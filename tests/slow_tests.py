@@ -65,6 +65,7 @@ SLOW = frozenset(
         "tests/commands/test_mv.py::test_mv_killed_at_any_step_is_finished_by_running_it_again",
         "tests/commands/test_mv.py::test_mv_refusal_is_one_line_and_changes_nothing",
         "tests/commands/test_mv.py::test_mv_renames_directory_ids_and_waivers_keeping_every_other_byte",
+        "tests/commands/test_record_command.py::test_a_recorded_incident_replays_the_unchanged_agent_and_catches_a_changed_prompt",
         "tests/commands/test_record_command.py::test_record_of_a_command_that_calls_no_model_writes_nothing",
         "tests/commands/test_record_command.py::test_record_of_a_streaming_agent_holds_what_the_sdk_reassembled",
         "tests/commands/test_record_command.py::test_record_of_an_anthropic_agent_holds_system_and_tool_use_in_native_terms",

@@ -317,3 +317,53 @@ def test_record_of_an_anthropic_agent_holds_system_and_tool_use_in_native_terms(
     [tool] = [e for e in doc["events"] if e["type"] == "tool_call"]
     assert tool["result"] == {"state": "shipped"}
     assert doc["events"][-1]["output"] == "It shipped." == out.strip()
+
+
+def test_a_recorded_incident_replays_the_unchanged_agent_and_catches_a_changed_prompt(
+    tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole loop without a line of corpus-tool in the agent: record it against the
+    provider, add the incident, replay the same program through `agent.command` (the provider
+    doubles answer it), and a changed system prompt fails as a ModelRequest divergence."""
+    corpus = tmp_path / "corpus"
+    assert cli("init", corpus).code == 0
+    (corpus / "agent.py").write_text(AGENT, encoding="utf-8")
+    # the command a replay runs: the same program, its user message from the case input file
+    (corpus / "run_agent.py").write_text(
+        "import json, runpy, sys\n"
+        "message = json.load(open(sys.argv[1]))['user_message']\n"
+        "sys.argv = ['agent.py', message]\n"
+        "runpy.run_path('agent.py', run_name='__main__')\n",
+        encoding="utf-8",
+    )
+    script = ModelScript(seed=3)
+    with serving(script) as base_url:
+        monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+        code, out, err = cli(
+            *("record", "--out", tmp_path / "incident.json", "--agent-version", "1.0", "--"),
+            *(sys.executable, corpus / "agent.py", "Please refund order O-1001"),
+            cwd=corpus,
+        )
+    assert code == 0, out + err
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    code, out, err = cli("-C", corpus, "add", tmp_path / "incident.json", "--id", "recorded")
+    assert code == 0, out + err
+    config = corpus / "corpus.yaml"
+    text = config.read_text(encoding="utf-8")
+    command = f'  command: ["{sys.executable}", "run_agent.py", "{{input}}"]'
+    assert "  # entrypoint: my_agent.main:run" in text  # what `corpus init` writes
+    config.write_text(text.replace("  # entrypoint: my_agent.main:run", command), encoding="utf-8")
+
+    code, out, err = cli("-C", corpus, "check", "--format", "json")
+    assert code == 0, out + err
+    (case,) = json.loads(out)["cases"]
+    assert (case["case"], case["verdict"]) == ("recorded", "passed")
+
+    changed = AGENT.replace("Refund only delivered orders", "Refund every order")
+    (corpus / "agent.py").write_text(changed, encoding="utf-8")
+    code, out, err = cli("-C", corpus, "check", "--format", "json")
+    assert code == 1, out + err
+    (case,) = json.loads(out)["cases"]
+    assert case["verdict"] == "failed"
+    assert case["divergence"]["kind"] == "ModelRequest"
