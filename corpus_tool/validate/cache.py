@@ -29,6 +29,7 @@ from typing import Any
 from corpus_tool.errors import CorpusError
 from corpus_tool.io import files, migrations
 from corpus_tool.model.findings import Finding
+from corpus_tool.validate.documents import DocumentCache
 from corpus_tool.version import __version__
 
 FORMAT = 1
@@ -52,10 +53,12 @@ class Entry:
 
 
 class FindingsCache:
-    """Entries by key, loaded from and saved to one file."""
+    """Entries by key, loaded from and saved to one file; beside them, under the same keys,
+    the parsed documents of each case (`documents`, one file per entry)."""
 
     def __init__(self, path: Path | None, entries: dict[str, Any]) -> None:
         self.path = path
+        self.documents = DocumentCache(path.parent if path is not None else None)
         self._entries = entries
         self._used: set[str] = set()
         self.hits = 0
@@ -87,7 +90,9 @@ class FindingsCache:
         if self.path is None or not (self.added or files.cache_leftovers(self.path)):
             return
         if len(self._entries) > 2 * len(self._used) + SPARE_ENTRIES:
+            dropped = [k for k in self._entries if k not in self._used]
             self._entries = {k: v for k, v in self._entries.items() if k in self._used}
+            self.documents.remove(dropped)
         text = files.checksummed_text(FORMAT, {"entries": self._entries}) if self.added else None
         # A read-only .git or a full disk is no reason to fail: the next run validates again.
         with contextlib.suppress(OSError, CorpusError):

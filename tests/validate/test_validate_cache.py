@@ -18,6 +18,7 @@ import pytest
 
 from corpus_tool.io import files
 from corpus_tool.validate import cache as findings_cache
+from corpus_tool.validate.documents import DIRECTORY as DOCUMENTS
 from tests import processes
 from tests.conftest import EXAMPLES, TEST_KEY, Cli
 
@@ -200,7 +201,7 @@ def test_what_a_killed_save_left_is_removed_by_the_next_run(
     left.write_text("half a cache", encoding="utf-8")
     warm = cli("-C", corpus, "validate", "--format", "json")  # nothing new to save: tidies
     assert (warm.code, warm.out) == (cold.code, cold.out)
-    assert sorted(p.name for p in cache_dir.iterdir()) == [name]
+    assert sorted(p.name for p in cache_dir.iterdir()) == [DOCUMENTS, name]
     assert files.read_checksummed(cache_dir / name, findings_cache.FORMAT) is not None
 
 
@@ -258,6 +259,7 @@ def test_validates_racing_on_one_cache_leave_it_sound_and_say_what_a_cold_run_sa
         for n, ran in enumerate(processes.run_together(argvs * 3, tmp_path, env, logs)):
             assert (ran.code, ran.out) == (cold[n % 2].code, cold[n % 2].out), (round_, n, ran.err)
         assert findings_cache._verified_entries(path), (round_, path.read_text()[:200])
-        assert sorted(p.name for p in cache_dir.iterdir()) == [path.name]  # no temporary left
+        left = sorted(p.name for p in cache_dir.iterdir())
+        assert left == [DOCUMENTS, path.name]  # no temporary left
     same_as_cold(cli, corpus)
     same_as_cold(cli, other)
