@@ -311,6 +311,7 @@ SLOW = frozenset(
         "tests/validate/test_validate_cache.py::test_changing_one_file_changes_its_findings_only",
         "tests/validate/test_validate_cache.py::test_the_allow_list_decides_with_a_warm_cache",
         "tests/validate/test_validate_cache.py::test_validates_racing_on_one_cache_leave_it_sound_and_say_what_a_cold_run_says",
+        "tests/validate/test_validate_cache.py::test_validating_one_file_keeps_the_whole_corpus_entries",
         "tests/validate/test_validate_robust.py::test_a_case_naming_an_unregistered_scorer_is_a_finding_and_never_imported",
         "tests/validate/test_validate_robust.py::test_a_registered_scorer_is_imported_and_used",
         "tests/waivers/test_waivers_command.py::test_waivers_list_expired_and_unused",

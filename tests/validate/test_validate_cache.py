@@ -263,3 +263,21 @@ def test_validates_racing_on_one_cache_leave_it_sound_and_say_what_a_cold_run_sa
         assert left == [DOCUMENTS, path.name]  # no temporary left
     same_as_cold(cli, corpus)
     same_as_cold(cli, other)
+
+
+def test_validating_one_file_keeps_the_whole_corpus_entries(
+    cli: Cli, corpus: Path, parses: Counter[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook's run of one changed file keeps what the last whole run learnt: the next whole
+    run parses that file's case alone (no spare entries here, so only the bound decides)."""
+    monkeypatch.setattr(findings_cache, "SPARE_ENTRIES", 0)
+    cases = [p for p in (corpus / "cases").iterdir() if p.is_dir()]
+    assert len(cases) > 2
+    assert cli("-C", corpus, "validate").code == 1
+    changed = corpus / "cases/inventory-zero-stock/expected.yaml"
+    changed.write_text(changed.read_text(encoding="utf-8") + "# reviewed\n", encoding="utf-8")
+    assert cli("validate", changed).code == 0
+    parses.clear()
+    code, _ = same_as_cold(cli, corpus)  # cached twice, then afresh
+    assert code == 1
+    assert parses["trace.yaml"] == len(cases), parses  # the --no-cache run's parses only
