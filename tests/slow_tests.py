@@ -304,6 +304,7 @@ SLOW = frozenset(
         "tests/validate/test_hook_deletions.py::test_real_pre_commit_with_the_init_hook_blocks_each_deletion",
         "tests/validate/test_hook_deletions.py::test_staged_checks_the_staged_version_of_an_edit",
         "tests/validate/test_hook_deletions.py::test_staged_config_change_rechecks_the_cases_it_leaves_unchanged",
+        "tests/validate/test_hook_deletions.py::test_staged_waiver_finds_its_unstaged_case_and_misses_a_case_the_index_lacks",
         "tests/validate/test_precommit.py::test_precommit_hook_passes_clean_corpus_and_blocks_broken_one",
         "tests/validate/test_validate_cache.py::test_a_cache_that_cannot_be_written_is_no_error",
         "tests/validate/test_validate_cache.py::test_a_corrupt_cache_is_rebuilt_never_trusted",
