@@ -1,8 +1,8 @@
 """`python -m bench`: every performance figure of corpus-tool, each beside its baseline.
 
-    python -m bench [--cases 1000] [--big 10000] [--check-cases 1000] [--incidents 200]
-                    [--repeat 3] [--only validate,check,...] [--json bench-results.json]
-                    [--events 300000] [--work DIR] [--tiny]
+    python -m bench [--cases 1000] [--big 10000] [--huge 100000] [--check-cases 1000]
+                    [--incidents 200] [--repeat 3] [--only validate,check,...]
+                    [--json bench-results.json] [--events 300000] [--work DIR] [--tiny]
 
 Generates the corpora deterministically (bench/corpus.py), runs each figure's baseline and
 candidate in the same loop (median of --repeat runs, every command a fresh process as a user
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.tiny:
         args.cases, args.big, args.check_cases, args.incidents = 12, 30, 12, 6
-        args.repeat, args.redact_mb, args.events = 1, 0.05, 300
+        args.repeat, args.redact_mb, args.events, args.huge = 1, 0.05, 300, 40
     work = args.work or Path(tempfile.mkdtemp(prefix="corpus-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     bench = Bench(
@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         args.incidents,
         args.redact_mb,
         args.events,
+        args.huge,
     )
     chosen = [f for f in args.only.split(",") if f] if args.only else list(FIGURES)
     started = time.time()
@@ -88,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--check-cases", type=int, default=1000, help="cases check replays")
     parser.add_argument("--incidents", type=int, default=200, help="incidents add ingests")
     parser.add_argument("--events", type=int, default=300_000, help="events of add's big incident")
+    parser.add_argument("--huge", type=int, default=100_000, help="cases of the scale corpus")
     parser.add_argument("--redact-mb", type=float, default=3.0, help="MB the scanners compare on")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measure (median)")
     parser.add_argument("--only", help=f"comma-separated figures: {','.join(FIGURES)}")
@@ -116,8 +118,8 @@ def _machine(seconds: float) -> dict[str, object]:
 
 def _table(rows: list[Row], machine: dict[str, object]) -> str:
     lines = [
-        "| figure | measure | value | baseline | ratio | target | met |",
-        "| --- | --- | ---: | --- | ---: | --- | --- |",
+        "| figure | measure | value | before | baseline | ratio | target | met |",
+        "| --- | --- | ---: | --- | --- | ---: | --- | --- |",
     ]
     for row in rows:
         base = f"{row.baseline} {row.baseline_value:.3g}" if row.baseline_value else row.baseline
@@ -125,7 +127,8 @@ def _table(rows: list[Row], machine: dict[str, object]) -> str:
         met = "" if row.met is None else ("yes" if row.met else "**no**")
         value = "too few cases to tell" if row.value is None else f"{row.value:.3g} {row.unit}"
         lines.append(
-            f"| {row.figure} | {row.measure} | {value} | {base} | {ratio} | {row.target} | {met} |"
+            f"| {row.figure} | {row.measure} | {value} | {row.detail.get('before', '')} | {base} "
+            f"| {ratio} | {row.target} | {met} |"
         )
     versions = ", ".join(f"{k} {v}" for k, v in machine["versions"].items())  # type: ignore[attr-defined]
     lines.append(

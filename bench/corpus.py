@@ -72,6 +72,7 @@ class Shape:
     large: int = 3  # traces of about a megabyte
     broken: int = 3  # cases with a finding on purpose
     waivers: int = 5
+    small: bool = False  # one tool call per trace (about 3 KB): the 100,000-case corpus
 
 
 def sentence(rng: random.Random) -> str:
@@ -83,7 +84,9 @@ def sentence(rng: random.Random) -> str:
     )
 
 
-def _calls(rng: random.Random, large: bool) -> int:
+def _calls(rng: random.Random, large: bool, small: bool = False) -> int:
+    if small:
+        return 1
     if large:
         return rng.randint(25, 30)
     roll = rng.random()
@@ -203,11 +206,13 @@ class _Run:
         self.add(event, took)
 
 
-def trace_doc(case_id: str, rng: random.Random, large: bool = False) -> dict[str, Any]:
+def trace_doc(
+    case_id: str, rng: random.Random, large: bool = False, small: bool = False
+) -> dict[str, Any]:
     """One trace.yaml document, in the shape (and key order) `corpus add` writes."""
     desk = rng.choice(sorted(DESKS))
     run = _Run(rng, desk, large)
-    for number in range(1, _calls(rng, large) + 1):
+    for number in range(1, _calls(rng, large, small) + 1):
         run.tool_call(number)
     answer = sentence(rng)
     run.model_call([], answer)
@@ -275,7 +280,7 @@ def write_corpus(root: Path, shape: Shape, seed: int = 2026) -> Path:
         case_id = f"case-{i:05d}"
         folder = corpus / "cases" / case_id
         folder.mkdir(parents=True)
-        doc = trace_doc(case_id, rng, i in large)
+        doc = trace_doc(case_id, rng, i in large, shape.small)
         texts = {"trace.yaml": dump_yaml(doc), "expected.yaml": expected_text(case_id, doc, rng)}
         if i in broken:
             name, old, new = BROKEN[broken[i]]

@@ -24,6 +24,7 @@ FIGURES = {
     "add",
     "add (large)",
     "memory",
+    "scale",
     "report",
     "live",
     "regrade",

@@ -70,7 +70,7 @@ class Validating:
 
     def load(self, case_id: str) -> LoadedCase:
         """Validate a case, then read it for replay from what validation parsed."""
-        checked = self._run.case(case_id)
+        checked = self._run.case(case_id, documents_wanted=True)
         self._found.extend(checked.findings)
         self._left.pop(case_id, None)
         return load_case(self._run.corpus, case_id, checked.valid, checked.documents)

@@ -33,6 +33,9 @@ from corpus_tool.store.corpus import (
 from corpus_tool.validate import rules, staged
 from corpus_tool.validate.run import Caches, ValidationRun, pending_forget, relative_to
 
+FEW_CASES = 20
+"""A run of this many cases or fewer, not of the whole corpus, leaves the findings cache alone."""
+
 
 @dataclass
 class Targets:
@@ -109,7 +112,10 @@ def _check(
     corpus = target.corpus
     key_root = target.key_root or corpus.root  # staged: the real corpus, not its scratch copy
     forgetting, found = pending_forget(corpus, show)
-    cache = caches.get(key_root)
+    # A run of a few cases (the hook's) validates them afresh: loading the cache of a large
+    # corpus costs more than they do, and their new content would be a miss anyway.
+    few = not target.whole and len(target.cases) <= FEW_CASES
+    cache = None if few else caches.get(key_root)
     run = ValidationRun(corpus, today, show, environ, cache, key_root, forgetting)
     found += run.problems + target.found
     if target.config:

@@ -29,13 +29,16 @@ from typing import Any
 from corpus_tool.errors import CorpusError
 from corpus_tool.io import files, migrations
 from corpus_tool.model.findings import Finding
+from corpus_tool.validate.documents import DocumentCache
 from corpus_tool.version import __version__
 
 FORMAT = 1
 """Bump when entries are read differently: older files are then ignored."""
 FILE_NAME = "validate-findings.json"
 SPARE_ENTRIES = 1000
-"""Entries kept beyond those a run used (other branches, other keys), past twice as many used."""
+"""Entries kept beyond those a run used (other branches, other keys), past twice as many used.
+"As many used" is the most any run of this cache used: a hook's run of one file keeps the
+entries of the whole corpus."""
 LIBRARIES = ("yaml", "_yaml", "jsonschema", "jsonschema_rs")
 """Whose behaviour findings depend on: parse errors, schema messages, the compiled check."""
 
@@ -52,10 +55,13 @@ class Entry:
 
 
 class FindingsCache:
-    """Entries by key, loaded from and saved to one file."""
+    """Entries by key, loaded from and saved to one file; beside them, under the same keys,
+    the parsed documents of each case (`documents`, one file per entry)."""
 
-    def __init__(self, path: Path | None, entries: dict[str, Any]) -> None:
+    def __init__(self, path: Path | None, entries: dict[str, Any], most_used: int = 0) -> None:
         self.path = path
+        self._most_used = most_used
+        self.documents = DocumentCache(path.parent if path is not None else None)
         self._entries = entries
         self._used: set[str] = set()
         self.hits = 0
@@ -65,8 +71,12 @@ class FindingsCache:
     def load(cls, directory: Path | None) -> FindingsCache:
         """The cache in `directory` (None: in memory only); anything suspect starts empty."""
         path = directory / FILE_NAME if directory is not None else None
-        entries = _verified_entries(path) if path is not None else None
-        return cls(path, entries or {})
+        body = _verified_body(path) if path is not None else None
+        if body is None:
+            return cls(path, {})
+        most = body.get("most_used")
+        most = most if isinstance(most, int) and not isinstance(most, bool) else 0
+        return cls(path, body["entries"], max(most, 0))
 
     def get(self, key: str) -> Entry | None:
         """The entry under `key`, if there is one of the right shape."""
@@ -86,9 +96,13 @@ class FindingsCache:
         midway left); a failure, or another run saving at the same time, is not an error."""
         if self.path is None or not (self.added or files.cache_leftovers(self.path)):
             return
-        if len(self._entries) > 2 * len(self._used) + SPARE_ENTRIES:
+        most = max(len(self._used), self._most_used)
+        if len(self._entries) > 2 * most + SPARE_ENTRIES:
+            dropped = [k for k in self._entries if k not in self._used]
             self._entries = {k: v for k, v in self._entries.items() if k in self._used}
-        text = files.checksummed_text(FORMAT, {"entries": self._entries}) if self.added else None
+            self.documents.remove(dropped)
+        body = {"entries": self._entries, "most_used": most}
+        text = files.checksummed_text(FORMAT, body) if self.added else None
         # A read-only .git or a full disk is no reason to fail: the next run validates again.
         with contextlib.suppress(OSError, CorpusError):
             files.save_cache(self.path, text)
@@ -181,9 +195,14 @@ def _digest_bytes(data: bytes) -> str:
 
 
 def _verified_entries(path: Path) -> dict[str, Any] | None:
+    body = _verified_body(path)
+    return body["entries"] if body is not None else None
+
+
+def _verified_body(path: Path) -> dict[str, Any] | None:
     data = files.read_checksummed(path, FORMAT)
     entries = data.get("entries") if data is not None else None
-    return entries if isinstance(entries, dict) else None
+    return data if data is not None and isinstance(entries, dict) else None
 
 
 def _encode(entry: Entry) -> Any:

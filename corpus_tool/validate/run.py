@@ -87,8 +87,9 @@ class ValidationRun:
         whole = self.guard.stale() + self.guard.split()
         return self._shown(whole + rules.check_layout(self.corpus, self._relative))
 
-    def case(self, case_id: str) -> CheckedCase:
-        """The findings of a case, and what of it is sound."""
+    def case(self, case_id: str, documents_wanted: bool = False) -> CheckedCase:
+        """The findings of a case, and what of it is sound; `documents_wanted`: its parsed
+        documents too, from the document cache when the findings were cached (replay)."""
         raws = _read_case(self.corpus, case_id)
         if raws is None or self._cache is None or case_id in self._forgetting:  # never cached
             return self._fresh(case_id, raws)
@@ -101,11 +102,29 @@ class ValidationRun:
             # rule (which needs every use of every entry) sees it.
             if self.guard.allowed == allowed:
                 self._cache.put(key, entry)
+                self._cache.documents.put(key, checked.documents)
             return checked
         if entry.key_id is not None:
             self.guard.recorded(entry.key_id, case_id)
         valid = {kind: raws[kind] for kind in entry.valid}
-        return CheckedCase(self._shown(entry.findings), valid)
+        documents = self._documents(key, case_id, valid) if documents_wanted else {}
+        return CheckedCase(self._shown(entry.findings), valid, documents)
+
+    def _documents(self, key: str, case_id: str, valid: dict[str, bytes]) -> dict[str, Any]:
+        """The parsed documents of a case's valid files: kept ones, else parsed and kept."""
+        assert self._cache is not None
+        kept = self._cache.documents.get(key)
+        if kept is not None and set(kept) == set(valid):
+            return kept
+        try:  # a missing, stale or refused entry: parse again (the files were valid)
+            parsed = {
+                kind: files.parse_yaml(raw, self._path(case_id, kind))
+                for kind, raw in valid.items()
+            }
+        except InputError:
+            return {}  # load_case reads the files again and says what is wrong
+        self._cache.documents.put(key, parsed)
+        return parsed
 
     def _fresh(self, case_id: str, raws: dict[str, bytes] | None) -> CheckedCase:
         valid: rules.Valid = {}

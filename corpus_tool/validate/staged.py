@@ -4,8 +4,11 @@ pre-commit hands a hook only files that still exist, so a deleted trace.yaml, a 
 waiver still names, or a deleted corpus.yaml would pass unseen. `--staged` reads the change from
 the index itself (`git diff --cached` against HEAD) and copies the index's version of each
 touched corpus into a scratch directory: corpus.yaml, every waiver, the touched cases whole, and
-the other cases as empty directories (so a waiver's `case` still finds them). Validation runs on
-that copy; findings name the repository's paths. What is checked is what would be committed.
+the cases the checked waivers name as empty directories (so a waiver's `case` still finds them).
+Validation runs on that copy; findings name the repository's paths. What is checked is what
+would be committed. Only what the change touches is listed from the index and copied, so the
+hook's run costs what the change holds, not what the corpus does (a change of corpus.yaml
+checks every case).
 """
 
 from __future__ import annotations
@@ -123,7 +126,9 @@ def touched(index: Index, changed: list[str], only: str | None = None) -> list[S
     `only` (a repository-relative corpus prefix) keeps that corpus alone, for `-C DIR`.
     """
     candidates = {_config_of(d) for p in changed for d in _ancestors(p)}
-    known = set(index.listed(sorted(candidates))) | index.at_head(sorted(candidates))
+    # The index holds a corpus.yaml the change touches or one HEAD holds unchanged: no need to
+    # read the index (tens of megabytes in a corpus of 100,000 cases) once more to ask it.
+    known = (candidates & set(changed)) | index.at_head(sorted(candidates))
     corpora: dict[str, StagedCorpus] = {}
     for path in changed:
         prefix = next((d for d in _ancestors(path) if _config_of(d) in known), None)
@@ -209,12 +214,12 @@ def copies(
     made: list[StagedCopy] = []
     found: list[Finding] = []
     for corpus in touched(index, index.changed(), _prefix(index, only)):
-        listing = index.listed(
-            [f"{corpus.prefix}{CASES}/", f"{corpus.prefix}{WAIVERS}/", corpus.config_path]
-        )
+        listing = index.listed(_scope(corpus))
         config = listing.pop(corpus.config_path, None)
         left = [leftover_finding(p, show(index.root / p)) for p in sorted(corpus.leftovers)]
         if not config:
+            listing = index.listed(_scope(corpus, every_case=True))
+            listing.pop(corpus.config_path, None)
             rest = [p for p in listing if _case_name(corpus, p) or _is_waiver(corpus, p)]
             if rest:
                 found.append(
@@ -224,6 +229,22 @@ def copies(
             continue
         made.append(_copy(index, corpus, listing, scratch, left))
     return made, found
+
+
+MANY_CASES = 500
+"""Past this many changed cases the index is listed whole, not case by case."""
+
+
+def _scope(corpus: StagedCorpus, every_case: bool = False) -> list[str]:
+    """What of the corpus to list from the index: corpus.yaml, the waivers, and the changed
+    cases (every case when corpus.yaml changed, or when many did): a hook's run costs what
+    the change holds, not what the corpus does."""
+    cases = f"{corpus.prefix}{CASES}/"
+    if every_case or corpus.config or len(corpus.cases) > MANY_CASES:
+        chosen = [cases]
+    else:
+        chosen = [f"{cases}{name}/" for name in sorted(corpus.cases)]
+    return [corpus.config_path, f"{corpus.prefix}{WAIVERS}/", *chosen]
 
 
 def _copy(
@@ -249,6 +270,7 @@ def _copy(
     vanished = corpus.cases - ids
     if vanished:  # only a deleted case makes a waiver worth reading here
         waivers |= {w for w in (root / WAIVERS).iterdir() if _waiver_case(w) in vanished}
+    _named_cases(index, corpus, waivers, ids, root)
     return StagedCopy(
         root,
         index.root / corpus.prefix,
@@ -257,6 +279,19 @@ def _copy(
         frozenset(waivers),
         tuple(left),
     )
+
+
+def _named_cases(
+    index: Index, corpus: StagedCorpus, waivers: set[Path], ids: set[str], root: Path
+) -> None:
+    """The cases the checked waivers name that the index holds, as empty directories (so a
+    waiver's `case` finds its case); the other cases are not listed at all."""
+    named = {_waiver_case(w) for w in waivers} - ids - {None}
+    wanted = [f"{corpus.prefix}{CASES}/{name}/" for name in sorted(n for n in named if n)]
+    held = {_case_name(corpus, p) for p in index.listed(wanted)} if wanted else set()
+    for name in held:
+        if name:
+            (root / CASES / name).mkdir(parents=True, exist_ok=True)
 
 
 def _prefix(index: Index, only: Path | None) -> str | None:
@@ -271,9 +306,12 @@ def _prefix(index: Index, only: Path | None) -> str | None:
 
 def _case_name(corpus: StagedCorpus, path: str) -> str | None:
     """The directory under cases/ a staged file lies in (not a leftover of a write)."""
-    parts = PurePosixPath(path[len(corpus.prefix) :]).parts
-    if len(parts) >= 3 and parts[0] == CASES and staging.parse(parts[1]) is None:
-        return parts[1]
+    rest = path[len(corpus.prefix) :]  # git's own form: no "." or empty parts
+    if not rest.startswith(f"{CASES}/"):
+        return None
+    name, slash, inside = rest[len(CASES) + 1 :].partition("/")
+    if name and slash and inside and staging.parse(name) is None:
+        return name
     return None
 
 

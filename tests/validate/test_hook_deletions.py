@@ -196,3 +196,21 @@ def test_staged_refuses_paths_and_works_only_in_git(tmp_path: Path, repo: Path, 
     outside.mkdir()
     alone = cli("validate", "--staged", cwd=outside)
     assert alone.code == 2 and "not inside a git work tree" in alone.err
+
+
+def test_staged_waiver_finds_its_unstaged_case_and_misses_a_case_the_index_lacks(
+    repo: Path, cli: Cli
+) -> None:
+    """Only the staged cases are copied out of the index: a staged waiver's case is looked up
+    there all the same (committed: found; only in the work tree: not in the commit)."""
+    waiver = repo / "evals/waivers/W-1.yaml"
+    text = waiver.read_text(encoding="utf-8")
+    waiver.write_text(text.replace("lands next release", "lands the release after"))
+    git(repo, "add", "-A")
+    assert _staged(cli, repo) == (0, [])
+    shutil.copytree(repo / "evals/cases" / WAIVED, repo / "evals/cases/not-staged")
+    waiver.write_text(text.replace(f"case: {WAIVED}", "case: not-staged"), encoding="utf-8")
+    git(repo, "add", "evals/waivers/W-1.yaml")
+    code, findings = _staged(cli, repo)
+    assert code == 1
+    assert [(f["path"], f["rule"]) for f in findings] == [("evals/waivers/W-1.yaml", "waiver.case")]

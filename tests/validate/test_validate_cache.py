@@ -18,6 +18,7 @@ import pytest
 
 from corpus_tool.io import files
 from corpus_tool.validate import cache as findings_cache
+from corpus_tool.validate.documents import DIRECTORY as DOCUMENTS
 from tests import processes
 from tests.conftest import EXAMPLES, TEST_KEY, Cli
 
@@ -200,7 +201,7 @@ def test_what_a_killed_save_left_is_removed_by_the_next_run(
     left.write_text("half a cache", encoding="utf-8")
     warm = cli("-C", corpus, "validate", "--format", "json")  # nothing new to save: tidies
     assert (warm.code, warm.out) == (cold.code, cold.out)
-    assert sorted(p.name for p in cache_dir.iterdir()) == [name]
+    assert sorted(p.name for p in cache_dir.iterdir()) == [DOCUMENTS, name]
     assert files.read_checksummed(cache_dir / name, findings_cache.FORMAT) is not None
 
 
@@ -258,6 +259,27 @@ def test_validates_racing_on_one_cache_leave_it_sound_and_say_what_a_cold_run_sa
         for n, ran in enumerate(processes.run_together(argvs * 3, tmp_path, env, logs)):
             assert (ran.code, ran.out) == (cold[n % 2].code, cold[n % 2].out), (round_, n, ran.err)
         assert findings_cache._verified_entries(path), (round_, path.read_text()[:200])
-        assert sorted(p.name for p in cache_dir.iterdir()) == [path.name]  # no temporary left
+        left = sorted(p.name for p in cache_dir.iterdir())
+        assert left == [DOCUMENTS, path.name]  # no temporary left
     same_as_cold(cli, corpus)
     same_as_cold(cli, other)
+
+
+def test_validating_one_file_keeps_the_whole_corpus_entries(
+    cli: Cli, corpus: Path, parses: Counter[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook's run of one changed file keeps what the last whole run learnt: the next whole
+    run parses that file's case alone (no spare entries here, so only the bound decides)."""
+    monkeypatch.setattr(findings_cache, "SPARE_ENTRIES", 0)
+    cases = [p for p in (corpus / "cases").iterdir() if p.is_dir()]
+    assert len(cases) > 2
+    assert cli("-C", corpus, "validate").code == 1
+    changed = corpus / "cases/inventory-zero-stock/expected.yaml"
+    changed.write_text(changed.read_text(encoding="utf-8") + "# reviewed\n", encoding="utf-8")
+    assert cli("validate", changed).code == 0
+    parses.clear()
+    code, _ = same_as_cold(cli, corpus)  # cached twice, then afresh
+    assert code == 1
+    # the --no-cache run's parses, and the changed case's in the first cached run (a hook's
+    # run of a few files validates them afresh and leaves the cache alone)
+    assert parses["trace.yaml"] == len(cases) + 1, parses
