@@ -6,10 +6,10 @@ itself, with the layout libyaml's emitter gives a block-style document (a sequen
 mapping not indented, `- key: value` for a mapping in a sequence, `{}` and `[]` for empty
 ones) and each scalar's text decided the way the emitter decides it:
 
-- a string of printable ASCII with no space at either end is written plain or single-quoted
-  here, folded at spaces past the width as the emitter folds it (the emitter's own rules,
-  `_block_plain` and `_folded`);
-- any other string (a line break, a character outside ASCII, a space at an end, the empty
+- a string of characters the emitter writes as they are (printable, not a line break) with
+  no space at either end is written plain or single-quoted here, folded at spaces past the
+  width as the emitter folds it (the emitter's own rules, `_block_plain` and `_folded`);
+- any other string (a line break, a tab, a character it escapes, a space at an end, the empty
   string) is written by libyaml itself, once, in a tiny document that puts it at the same
   column and indentation, and the answer is remembered (a trace repeats its strings).
 
@@ -21,6 +21,7 @@ not a simple key, a dict or list met twice (an alias), another type, other optio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +34,9 @@ OPTIONS = {"sort_keys": False, "allow_unicode": True, "default_flow_style": Fals
 _FLOAT = "tag:yaml.org,2002:float"
 _START_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
 _PLAIN, _QUOTED, _ASK = 0, 1, 2  # how a string is written: here plain, here quoted, by libyaml
-_ASCII = frozenset(chr(c) for c in range(0x20, 0x7F))
+# what libyaml writes as it is with allow_unicode (IS_PRINTABLE), less the line breaks
+# U+2028/U+2029 and the byte-order mark; anything else it escapes or breaks at
+_UNWRITTEN = re.compile("[^\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
 
 Dump = Callable[[Any], str]  # the event stream's dump (yaml_stream.dump with the same options)
 
@@ -55,7 +58,7 @@ def dump(
 
 
 def _block_plain(text: str) -> bool:
-    """May the emitter write `text` (printable ASCII, no space at an end) plain in block
+    """May the emitter write `text` (printable, no space at an end) plain in block
     context? Not when an indicator would read differently (yaml_emitter_analyze_scalar)."""
     first = text[0]
     if first in _START_INDICATORS:
@@ -118,16 +121,26 @@ class _Writer:
     def mapping(self, data: dict[Any, Any], indent: int, inline: bool) -> None:
         """A non-empty mapping at `indent`; `inline`: its first key follows a `- `."""
         self._container(data)
-        out, pad = self.out, self.pad(indent)
+        out, pad, keys, string, inner = (
+            self.out,
+            self.pad(indent),
+            self.keys,
+            self.string,
+            indent + 2,
+        )
         for key, value in data.items():
-            name = self.key(key)
+            name = keys.get(key) if type(key) is str else None
+            if name is None:
+                name = self.key(key)
             head = name if inline else pad + name
             inline = False
             kind = type(value)
-            if kind is dict:
+            if kind is str:
+                out.append(head + ": " + string(value, inner, inner + len(name)) + "\n")
+            elif kind is dict:
                 if value:
                     out.append(head + ":\n")
-                    self.mapping(value, indent + 2, False)
+                    self.mapping(value, inner, False)
                 else:
                     out.append(head + ": {}\n")
             elif kind is list:
@@ -137,31 +150,30 @@ class _Writer:
                 else:
                     out.append(head + ": []\n")
             else:
-                shown = self.scalar(value, indent + 2, indent + len(name) + 2)
-                out.append(head + ": " + shown + "\n")
+                out.append(head + ": " + self.scalar(value, inner, inner + len(name)) + "\n")
 
     def sequence(self, data: list[Any], indent: int, inline: bool) -> None:
         """A non-empty sequence at `indent`; `inline`: its first item follows a `- `."""
         self._container(data)
-        out, pad = self.out, self.pad(indent)
+        out, dash, inner = self.out, self.pad(indent) + "- ", indent + 2
         for item in data:
-            head = "- " if inline else pad + "- "
+            head = "- " if inline else dash
             inline = False
             kind = type(item)
             if kind is dict:
                 if item:
                     out.append(head)
-                    self.mapping(item, indent + 2, True)
+                    self.mapping(item, inner, True)
                 else:
                     out.append(head + "{}\n")
             elif kind is list:
                 if item:
                     out.append(head)
-                    self.sequence(item, indent + 2, True)
+                    self.sequence(item, inner, True)
                 else:
                     out.append(head + "[]\n")
             else:
-                out.append(head + self.scalar(item, indent + 2, indent + 2) + "\n")
+                out.append(head + self.scalar(item, inner, inner) + "\n")
 
     def key(self, key: Any) -> str:
         if type(key) is not str:
@@ -214,7 +226,7 @@ class _Writer:
         return self._remembered(text, indent, column, None)
 
     def _kind(self, text: str) -> int:
-        if not text or text[0] == " " or text[-1] == " " or not _ASCII.issuperset(text):
+        if not text or text[0] == " " or text[-1] == " " or _UNWRITTEN.search(text):
             return _ASK
         style = self.style(text)
         if style is None and _block_plain(text):

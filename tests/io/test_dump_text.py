@@ -65,9 +65,11 @@ def test_random_documents_are_written_as_pyyaml_writes_them(seed: int) -> None:
 def test_folding_at_every_column_and_depth_is_the_emitters() -> None:
     sentence = "word it's a: b " * 12 + "end"  # quoted (": "), folded past column 100
     plain = "word and more " * 12 + "end"
+    wide = "查一下 A307 的库存，并告诉我 " * 9 + "é"  # counted in characters, not bytes
     for depth in range(6):
         for width in range(1, 40, 3):
-            inner: Any = {"k" * width: sentence, "p" * width: plain, "l": [sentence, plain]}
+            inner: Any = {"k" * width: sentence, "p" * width: plain, "l": [sentence, plain, wide]}
+            inner["w" * width] = wide
             for _ in range(depth):
                 inner = {"a": [inner, {"b": json.loads(json.dumps(inner))}]}
             assert _text(inner) == _reference(inner)
