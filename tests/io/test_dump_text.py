@@ -9,6 +9,7 @@ import random
 from typing import Any
 
 import pytest
+import yaml
 
 from bench.long_incident import long_incident
 from corpus_tool.io import files, yaml_stream, yaml_text
@@ -97,3 +98,25 @@ def test_what_it_does_not_write_falls_back_to_the_same_bytes() -> None:
         with pytest.raises(yaml_stream.Unplain):
             _text(doc)
         assert files.dump_yaml(doc) == _reference(doc)
+
+
+def test_the_quoting_rules_asked_at_once_answer_as_every_reader_resolves() -> None:
+    """is_plain_safe asks the readers' implicit rules directly; the answer must be what each
+    reader's own `resolve` gives, on YAML-ish spellings and on every string of a trace."""
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver
+
+    from corpus_tool.io import yaml_quote
+
+    readers = [(yaml.resolver.Resolver(), yaml.ScalarNode)]
+    readers += [(VersionedResolver(version=v), ScalarNode) for v in ((1, 1), (1, 2))]
+    trace = _text(json.loads(json.dumps(long_incident(60))))
+    spellings = [*WORDS, *(v for v in EDGE if isinstance(v, str)), *trace.split()]
+    spellings += ["0x1F", "0b101", "+1", "-.5", "1_000", "1:20", "2025-06-01 10:00", "<<", "="]
+    spellings += ["Yes", "NO", "Off", "TRUE", "~", ".NaN", "-.Inf", "190:20:30.15", "0o7"]
+    for text in dict.fromkeys(spellings):
+        truth = all(str(r.resolve(node, text, (True, False))) == STR for r, node in readers)
+        assert yaml_quote._resolves_to_str(text) is truth, text
+
+
+STR = "tag:yaml.org,2002:str"
