@@ -116,7 +116,8 @@ class Walk:
         self._rewritten: dict[tuple[str, int], tuple[str, Found, tuple[Asked, ...]]] = {}
         self._asked: list[Asked] = []
         # ...and, per depth, the strings it found nothing in: met again, they are skipped
-        # without building their path (most strings of a trace; -1: mapping keys)
+        # without building their path (most strings of a trace; -1: mapping keys). A
+        # scan-only walk keeps none: its memo remembers the hits
         self._clean: dict[int, set[str]] = {}
         # the same few key names recur in every event
         self._secret_seen: dict[str, bool] = memo.secret if memo is not None else {}
@@ -162,7 +163,7 @@ class Walk:
             found = tuple((h.path[cut:], h.detector, h.value) for h in self.hits[hits:])
             known = (new, found, tuple(self._asked[asked:]))
             self._rewritten[(text, depth)] = known
-            if new == text and not found and not known[2]:
+            if new == text and not found and not known[2]:  # (only a rewriting walk is here)
                 self._clean.setdefault(depth, set()).add(text)
             return new
         new, found, again = known
@@ -212,14 +213,18 @@ class Walk:
 
     def _mapping(self, mapping: dict[Any, Any], path: Path, depth: int) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
-        clean = self._clean_at(depth)
-        clean_keys = self._clean_at(-1)
+        clean = self._clean.get(depth, _NOTHING)
+        clean_keys = self._clean.get(-1, _NOTHING)
+        secret = self._secret_seen
         for key, item in mapping.items():
-            if type(key) is str and key in clean_keys and not self._is_secret(key):
-                if _untouched(item, clean):
+            if type(key) is str and key in clean_keys and secret.get(key) is False:
+                kind = type(item)
+                if kind is str and (item in clean or len(item) < MIN_LENGTH):
                     out[key] = item
-                else:
+                elif kind is dict or kind is list or not _untouched(item, clean):
                     out[key] = self.value(item, (*path, key), depth)
+                else:
+                    out[key] = item
                 continue
             where = (*path, key)
             if isinstance(key, str) and self._is_secret(key):
@@ -230,18 +235,11 @@ class Walk:
         return out
 
     def _sequence(self, items: list[Any], path: Path, depth: int) -> list[Any]:
-        clean = self._clean_at(depth)
+        clean = self._clean.get(depth, _NOTHING)
         return [
             item if _untouched(item, clean) else self.value(item, (*path, i), depth)
             for i, item in enumerate(items)
         ]
-
-    def _clean_at(self, depth: int) -> set[str] | frozenset[str]:
-        """The strings at `depth` a rewriting walk found nothing in (none when only scanning:
-        its hits are remembered by the memo)."""
-        if self.rewrite is None:
-            return _NOTHING
-        return self._clean.setdefault(depth, set())
 
     def _key(self, key: Any, where: Path) -> Any:
         """A mapping key: text scanned, a long integer (an unquoted phone number) too."""
