@@ -241,6 +241,8 @@ def check_depth(data: Any, path: Path, budget: int | None = None) -> Any:
     stand for billions of values (the "billion laughs"), which every walker downstream would
     then visit. A document without aliases never holds more values than it has bytes.
     """
+    if budget is None:
+        return _check_nesting(data, path)
     stack: list[tuple[Any, int]] = [(data, 0)]
     seen = 0
     while stack:
@@ -259,6 +261,26 @@ def check_depth(data: Any, path: Path, budget: int | None = None) -> Any:
         elif isinstance(node, list):
             stack.extend((v, depth + 1) for v in node)
     return data
+
+
+def _check_nesting(data: Any, path: Path) -> Any:
+    """check_depth without a budget: the lists and mappings visited a level at a time, a
+    value deeper than MAX_DEPTH found as a non-empty one at MAX_DEPTH (a parsed JSON file
+    holds millions of values; only its containers are looked at)."""
+    level = [data] if isinstance(data, _CONTAINERS) else []
+    depth = 0
+    while level:
+        if depth >= MAX_DEPTH and any(level):
+            raise _too_deep(path)
+        below: list[Any] = []
+        for node in level:
+            values = node.values() if isinstance(node, dict) else node
+            below.extend([v for v in values if isinstance(v, _CONTAINERS)])
+        level, depth = below, depth + 1
+    return data
+
+
+_CONTAINERS = (dict, list)
 
 
 def _too_deep(path: Path) -> InputError:
