@@ -54,7 +54,8 @@ def dump(
         writer.mapping(data, 0, False)
     else:
         writer.sequence(data, 0, False)
-    return "".join(writer.out)
+    writer.flush()
+    return "".join(writer.chunks)
 
 
 def _block_plain(text: str) -> bool:
@@ -97,7 +98,8 @@ def _folded(text: str, indent: int, column: int, quoted: bool) -> str:
 
 class _Writer:
     def __init__(self, style: Callable[[str], str | None], events: Dump):
-        self.out: list[str] = []
+        self.out: list[str] = []  # the lines not yet joined into a chunk
+        self.chunks: list[str] = []
         self.style = style
         self.events = events
         self.kinds: dict[str, int] = {}
@@ -174,6 +176,14 @@ class _Writer:
                     out.append(head + "[]\n")
             else:
                 out.append(head + self.scalar(item, inner, inner) + "\n")
+            if len(out) > 4096:
+                self.flush()
+
+    def flush(self) -> None:
+        """The lines so far joined into one chunk: a line's own string object, fifty bytes or
+        more besides its text, lives only until then (a long trace has millions of lines)."""
+        self.chunks.append("".join(self.out))
+        self.out.clear()
 
     def key(self, key: Any) -> str:
         if type(key) is not str:
