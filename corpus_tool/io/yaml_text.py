@@ -49,7 +49,7 @@ def dump(
     `events` the event stream's dump that writes the strings this writer does not."""
     if options != OPTIONS or type(data) not in (dict, list) or not data:
         raise Unplain("options or root")
-    writer = _Writer(style, events)
+    writer = _TextWriter(style, events)
     if type(data) is dict:
         writer.mapping(data, 0, False)
     else:
@@ -96,7 +96,7 @@ def _folded(text: str, indent: int, column: int, quoted: bool) -> str:
     return "".join(out)
 
 
-class _Writer:
+class _TextWriter:
     def __init__(self, style: Callable[[str], str | None], events: Dump):
         self.out: list[str] = []  # the lines not yet joined into a chunk
         self.chunks: list[str] = []
