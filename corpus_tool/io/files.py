@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import yaml
 
 from corpus_tool.errors import InputError
-from corpus_tool.io import yaml_build, yaml_stream
+from corpus_tool.io import yaml_build, yaml_stream, yaml_text
 from corpus_tool.io.locks import exclusive
 from corpus_tool.io.yaml_build import ScalarExtent
 from corpus_tool.io.yaml_quote import is_plain_safe
@@ -428,8 +428,16 @@ def dump_yaml(data: Any) -> str:
         "default_flow_style": False,
         "width": 100,
     }
-    try:  # the same bytes as yaml.dump, without building the node tree first
-        return yaml_stream.dump(data, _Dumper, _str_style, **options)
+
+    def events(doc: Any) -> str:
+        return yaml_stream.dump(doc, _Dumper, _str_style, **options)
+
+    try:  # the same bytes as yaml.dump: as text, line by line (yaml_text)
+        return yaml_text.dump(data, _str_style, events, options)
+    except yaml_stream.Unplain:
+        pass
+    try:  # ... or as emitter events, without building the node tree first
+        return events(data)
     except yaml_stream.Unplain:
         return yaml.dump(data, Dumper=_Dumper, **options)  # type: ignore[no-any-return]
 

@@ -46,6 +46,21 @@ _REDACTED_CREDENTIAL = re.compile(
 )
 
 
+_NOTHING: frozenset[str] = frozenset()
+_PLAIN_SCALARS = (bool, float, type(None))
+
+
+def _untouched(item: Any, clean: set[str] | frozenset[str]) -> bool:
+    """Is `item` a value the walk returns as it is without a look: a string known to hold
+    nothing (or too short to), a short integer, a bool, a float, None?"""
+    kind = type(item)
+    if kind is str:
+        return len(item) < MIN_LENGTH or item in clean
+    if kind is int:
+        return bool(-(10**8) < item < 10**8)
+    return kind in _PLAIN_SCALARS
+
+
 class RawHit(NamedTuple):
     """One unredacted value: where (JSON path parts), what (detector) and the raw text."""
 
@@ -100,6 +115,10 @@ class Walk:
         # rewrites asked (asked again on a repeat, so a rewrite's own count stays true)
         self._rewritten: dict[tuple[str, int], tuple[str, Found, tuple[Asked, ...]]] = {}
         self._asked: list[Asked] = []
+        # ...and, per depth, the strings it found nothing in: met again, they are skipped
+        # without building their path (most strings of a trace; -1: mapping keys). A
+        # scan-only walk keeps none: its memo remembers the hits
+        self._clean: dict[int, set[str]] = {}
         # the same few key names recur in every event
         self._secret_seen: dict[str, bool] = memo.secret if memo is not None else {}
         self._matcher = matcher or default_matcher()
@@ -111,7 +130,7 @@ class Walk:
         if isinstance(value, dict):
             return self._mapping(value, path, depth)
         if isinstance(value, list):
-            return [self.value(item, (*path, i), depth) for i, item in enumerate(value)]
+            return self._sequence(value, path, depth)
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**8:
             return self._number(value, path)
         return value
@@ -144,6 +163,8 @@ class Walk:
             found = tuple((h.path[cut:], h.detector, h.value) for h in self.hits[hits:])
             known = (new, found, tuple(self._asked[asked:]))
             self._rewritten[(text, depth)] = known
+            if new == text and not found and not known[2]:  # (only a rewriting walk is here)
+                self._clean.setdefault(depth, set()).add(text)
             return new
         new, found, again = known
         self.hits.extend(RawHit((*path, *below), name, raw) for below, name, raw in found)
@@ -192,7 +213,19 @@ class Walk:
 
     def _mapping(self, mapping: dict[Any, Any], path: Path, depth: int) -> dict[Any, Any]:
         out: dict[Any, Any] = {}
+        clean = self._clean.get(depth, _NOTHING)
+        clean_keys = self._clean.get(-1, _NOTHING)
+        secret = self._secret_seen
         for key, item in mapping.items():
+            if type(key) is str and key in clean_keys and secret.get(key) is False:
+                kind = type(item)
+                if kind is str and (item in clean or len(item) < MIN_LENGTH):
+                    out[key] = item
+                elif kind is dict or kind is list or not _untouched(item, clean):
+                    out[key] = self.value(item, (*path, key), depth)
+                else:
+                    out[key] = item
+                continue
             where = (*path, key)
             if isinstance(key, str) and self._is_secret(key):
                 out[key] = self._drop(item, where)
@@ -200,6 +233,13 @@ class Walk:
             new_key = self._key(key, where)
             out[new_key] = self.value(item, where, depth)
         return out
+
+    def _sequence(self, items: list[Any], path: Path, depth: int) -> list[Any]:
+        clean = self._clean.get(depth, _NOTHING)
+        return [
+            item if _untouched(item, clean) else self.value(item, (*path, i), depth)
+            for i, item in enumerate(items)
+        ]
 
     def _key(self, key: Any, where: Path) -> Any:
         """A mapping key: text scanned, a long integer (an unquoted phone number) too."""
