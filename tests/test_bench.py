@@ -27,6 +27,7 @@ FIGURES = {
     "scale",
     "report",
     "live",
+    "live-gate",
     "regrade",
     "http",
 }
