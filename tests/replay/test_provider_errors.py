@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
+from corpus_tool.ingest.exchanges import incident as incident_of
+from corpus_tool.model.exchange import RecordedExchange
 from corpus_tool.replay.doubles.agent import plain_agent
 from corpus_tool.replay.doubles.server import Doubles
 from corpus_tool.replay.engine import Replayed
@@ -185,3 +187,31 @@ def test_the_runtime_path_raises_the_recorded_refusals_as_provider_errors(
     assert (replayed.terminal.status, replayed.terminal.output) == ("succeeded", ANSWER)
     refused = [e for e in replayed.events if (e.extra or {}).get("error")]
     assert [e.extra["error"]["status"] for e in refused if e.extra] == [429, 500]
+
+
+def test_a_429_the_recording_proxy_saw_is_written_and_replayed(tmp_path: Path, cli: Any) -> None:
+    """`corpus record`'s exchanges (ingest/exchanges.py): the refused call is an llm_request
+    with the API's error, so the recorded 429-then-answer replays as it went."""
+    asked = {"model": MODEL["openai"], "messages": [{"role": "user", "content": QUESTION}]}
+    refusal = {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}
+    choice = {"message": {"role": "assistant", "content": ANSWER}, "finish_reason": "stop"}
+    answer = {"model": MODEL["openai"], "choices": [choice], "usage": {"prompt_tokens": 9}}
+    path = "/chat/completions"
+    seen = [
+        RecordedExchange("openai", path, asked, 429, {"error": {**refusal, "param": None}}),
+        RecordedExchange("openai", path, asked, 200, answer, (), 1.0),
+    ]
+    top = {"traceId": "t-proxy", "agent": {"name": "bridge-desk", "version": "1.0"}}
+    doc = incident_of(seen, top, {"status": "succeeded", "output": ANSWER})
+    doc["startedAt"] = "2025-06-01T10:00:00.000Z"
+    refused = doc["events"][0]
+    assert refused["error"] == {"status": 429, **refusal} and "response" not in refused
+    case = case_dir(tmp_path, cli, doc)
+    statuses: list[int] = []
+
+    def run(case_input: dict[str, Any]) -> dict[str, Any]:
+        return {"status": "succeeded", "output": ask("openai", False, statuses)}
+
+    replayed = through_doubles(case, run)
+    assert statuses == [429, 200], replayed
+    assert replayed.divergence is None and not replayed.unused
