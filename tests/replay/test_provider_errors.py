@@ -8,6 +8,9 @@ The requests the doubles answered are counted by an httpx event hook on the SDK'
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ from corpus_tool.replay.doubles.agent import plain_agent
 from corpus_tool.replay.doubles.server import Doubles
 from corpus_tool.replay.engine import Replayed
 from corpus_tool.replay.provider import ProviderError
+from tests.conftest import ROOT
 from tests.replaying import replay_case
 
 openai = pytest.importorskip("openai")
@@ -215,3 +219,29 @@ def test_a_429_the_recording_proxy_saw_is_written_and_replayed(tmp_path: Path, c
     replayed = through_doubles(case, run)
     assert statuses == [429, 200], replayed
     assert replayed.divergence is None and not replayed.unused
+
+
+def test_serve_ends_by_itself_after_a_recorded_429_and_its_retry(tmp_path: Path, cli: Any) -> None:
+    """`corpus serve` counts the replayed refusal as an answered recorded call: once the SDK's
+    retry got the answer, every recorded call is answered and serve ends, the case passed."""
+    case = case_dir(tmp_path, cli, incident("openai", [RATE], answered=True))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, "-m", "corpus_tool", "serve", "refused"]
+    served = subprocess.Popen(
+        argv, cwd=case.parent.parent, env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert served.stdout is not None
+        urls = dict(served.stdout.readline().strip().split("=", 1) for _ in range(4))
+        statuses: list[int] = []
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setenv("OPENAI_BASE_URL", urls["OPENAI_BASE_URL"])
+            patched.setenv("OPENAI_API_KEY", "any")
+            assert ask("openai", False, statuses) == ANSWER
+        rest, _ = served.communicate(timeout=60)  # no Ctrl-C: it ends by itself
+    finally:
+        if served.poll() is None:
+            served.kill()
+            served.wait()
+    assert statuses == [429, 200]
+    assert served.returncode == 0 and "PASS" in rest, rest
