@@ -279,6 +279,7 @@ SLOW = frozenset(
         "tests/replay/test_plugin.py::test_plugin_unknown_corpus_case_is_a_usage_error",
         "tests/replay/test_provider_doubles.py::test_mutated_sdk_agent_fails_with_the_runtime_paths_divergence_kind",
         "tests/replay/test_provider_doubles.py::test_unchanged_sdk_agent_replays_its_incident_strictly",
+        "tests/replay/test_provider_errors.py::test_serve_ends_by_itself_after_a_recorded_429_and_its_retry",
         "tests/replay/test_real_recorder.py::test_changed_system_prompt_is_model_request_naming_field_and_fix",
         "tests/replay/test_real_recorder.py::test_changed_tool_argument_is_tool_arguments_and_args_names_the_attempt",
         "tests/replay/test_real_recorder.py::test_extra_repeated_call_is_tool_call_count",

@@ -126,7 +126,10 @@ def _waiting(
 
 
 def _answered(rt: Runtime) -> int:
-    return sum(1 for e in rt.events if isinstance(e, ModelCallEvent) and not e.extra)
+    """Recorded model calls answered (a recorded provider refusal, `extra.error`, included)."""
+    return sum(
+        1 for e in rt.events if isinstance(e, ModelCallEvent) and not set(e.extra or ()) - {"error"}
+    )
 
 
 @contextmanager

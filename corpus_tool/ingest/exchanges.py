@@ -7,8 +7,9 @@ as sent, its other request fields as parameters (`stream` and `stream_options` a
 left out), the answer reassembled from the stream when it was one. The agent's tools run in its
 own process, where no proxy sees them: a tool call is what the model asked for, its result what
 the agent reported back in its next request (a `tool` message, or Anthropic's `tool_result`),
-as docs/replay.md says. Calls the provider refused (status 400 and up) are left out: the agent
-made them again or gave up, and the incident holds what it got.
+as docs/replay.md says. A call the provider refused (status 400-599) is an `llm_request` with
+`error: {status, type, code, param, message}` from the API's error body and no response, so
+replay answers it as the provider did and the agent's retry gets the next call.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def incident(
 ) -> dict[str, Any]:
     """The native incident: `top` (traceId, agent, ...) and the `final` event's status and
     output around the events of the answered model calls and the tool calls between them."""
-    calls = [e for e in exchanges if e.status < 400 and _kind(e) is not None]
+    calls = [e for e in exchanges if e.status < 600 and _kind(e) is not None]
     events: list[dict[str, Any]] = []
     pending: dict[str, dict[str, Any]] = {}
     first_user: Any = None
@@ -40,6 +41,9 @@ def incident(
         if first_user is None:
             first_user = next((m.get("content") for m in messages if m["role"] == "user"), None)
         events.extend(_answered(messages, pending, len(events)))
+        if exchange.status >= 400:
+            events.append(_refused(exchange, request, messages, len(events) + 1))
+            continue
         llm = _llm_request(exchange, request, messages, len(events) + 1)
         pending.update({c["id"]: c for c in llm["response"].get("toolCalls") or [] if c["id"]})
         events.append(llm)
@@ -142,6 +146,26 @@ def _llm_request(
     event["response"] = answer
     if usage is not None:
         event["usage"] = usage
+    return event
+
+
+def _refused(
+    exchange: RecordedExchange, request: Mapping[str, Any], messages: list[dict[str, Any]], seq: int
+) -> dict[str, Any]:
+    """The call the provider refused: its request, and the status and error body it got."""
+    event = _llm_request(exchange, request, messages, seq)
+    event.pop("response", None)
+    event.pop("usage", None)
+    event["model"] = request.get("model") if isinstance(request.get("model"), str) else None
+    body = exchange.response if isinstance(exchange.response, Mapping) else {}
+    raw = body.get("error")
+    found: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    error: dict[str, Any] = {"status": exchange.status}
+    for key in ("type", "code", "param"):
+        if found.get(key) is not None:
+            error[key] = found[key]
+    error["message"] = str(found.get("message") or f"HTTP {exchange.status}")
+    event["error"] = error
     return event
 
 

@@ -22,12 +22,56 @@ TIMEOUT = "timeout"
 
 
 class ProviderError(Exception):
-    """The live model's provider failed: its HTTP status (or `timeout`) and message."""
+    """The model's provider failed: its HTTP status (or `timeout`) and message; a recorded
+    provider error replayed also carries the API's error `type`, `code` and `param`."""
 
-    def __init__(self, status: int | str | None, message: str):
+    def __init__(
+        self,
+        status: int | str | None,
+        message: str,
+        *,
+        type: str | None = None,
+        code: str | None = None,
+        param: str | None = None,
+    ):
         super().__init__(f"provider status {status}: {message}")
         self.status = status
         self.message = message
+        self.type, self.code, self.param = type, code, param
+
+
+@dataclass(frozen=True)
+class RecordedError:
+    """A model call the provider refused, as the recording holds it: an `llm_request` whose
+    `error` is `{status, type, code, param, message}` with an HTTP status of 400 to 599 (kept
+    in the model call's `extra.error`; its response is empty)."""
+
+    status: int
+    message: str
+    type: str | None = None
+    code: str | None = None
+    param: str | None = None
+
+    def raised(self) -> ProviderError:
+        """The error the agent gets from `rt.model`."""
+        return ProviderError(
+            self.status, self.message, type=self.type, code=self.code, param=self.param
+        )
+
+
+def recorded_error(extra: Mapping[str, Any] | None) -> RecordedError | None:
+    """The recorded provider error in a model call's `extra`, if it holds one."""
+    raw = (extra or {}).get("error")
+    status = raw.get("status") if isinstance(raw, Mapping) else None
+    if not isinstance(status, int) or isinstance(status, bool) or not 400 <= status <= 599:
+        return None
+    assert isinstance(raw, Mapping)
+
+    def text(key: str) -> str | None:
+        value = raw.get(key)
+        return None if value is None else str(value)
+
+    return RecordedError(status, text("message") or "", text("type"), text("code"), text("param"))
 
 
 @dataclass(frozen=True)

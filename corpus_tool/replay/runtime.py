@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol, TypeVar
 
@@ -33,6 +33,7 @@ from corpus_tool.model.values import (
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.emitted import EMITTABLE, emitted
 from corpus_tool.replay.plain import plain
+from corpus_tool.replay.provider import RecordedError
 
 T = TypeVar("T")
 MAX_EVENTS = 10_000
@@ -64,6 +65,8 @@ class ModelAnswer:
     origin: str = "recording"
     usage: Mapping[str, Any] | None = None
     """The recorded call's token counts (what a provider double reports back)."""
+    error: RecordedError | None = None
+    """The recorded call failed at the provider: `rt.model` raises it as a ProviderError."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +196,9 @@ class Runtime:
             duration_ms=timing,
             extra=_origin(answer.origin),
         )
+        if answer.error is not None:  # the provider refused the recorded call: so again
+            self._append(replace(event, extra={**(event.extra or {}), "error": _doc(answer)}))
+            raise answer.error.raised()
         self._append(event)
         self._requested.extend(answer.response.tool_calls)
         return _copied(answer.response)
@@ -320,6 +326,14 @@ class Runtime:
 def _origin(origin: str) -> dict[str, str] | None:
     """Stub or continuation: the event is past the recording, and says so."""
     return None if origin in ("recording", "live") else {"origin": origin}
+
+
+def _doc(answer: ModelAnswer) -> dict[str, Any]:
+    """A recorded provider error as the trajectory keeps it (the model call's `extra.error`)."""
+    error = answer.error
+    assert error is not None
+    found = {"status": error.status, "type": error.type, "code": error.code, "param": error.param}
+    return {**{k: v for k, v in found.items() if v is not None}, "message": error.message}
 
 
 def _copied(response: ModelResponse) -> ModelResponse:

@@ -17,6 +17,7 @@ from corpus_tool.model.field_diff import FieldDiff, same
 from corpus_tool.model.values import ABSENT, ModelResponse, ToolCall
 from corpus_tool.replay.divergence import Divergence, DivergenceError
 from corpus_tool.replay.matching import RecordedCall, candidate_summary, diff, nearest_tool
+from corpus_tool.replay.provider import recorded_error
 from corpus_tool.replay.recording import Recording, Script
 from corpus_tool.replay.requests import SHARED, OneSidedField, RequestNote, nearest_model
 from corpus_tool.replay.runtime import ModelAnswer, ToolAnswer
@@ -66,7 +67,11 @@ class ReplaySource:
     def _model_answer(self, event: ModelCallEvent) -> ModelAnswer:
         self._used.add(id(event))
         return ModelAnswer(
-            event.response, model=event.model, duration_ms=event.duration_ms, usage=event.usage
+            event.response,
+            model=event.model,
+            duration_ms=event.duration_ms,
+            usage=event.usage,
+            error=recorded_error(event.extra),
         )
 
     def _continue(self, request: ModelRequest, model: str | None, step: int) -> ModelAnswer:

@@ -363,6 +363,14 @@ def _missing_marks(body: dict[str, Any], events: list[dict[str, Any]]) -> Iterat
                 )
 
 
+def _refused(event: dict[str, Any]) -> bool:
+    """A model call the provider refused: its answer is the recorded error, `extra.error` with
+    an HTTP status 400-599 (what `replay.provider.recorded_error` replays)."""
+    error = (event.get("extra") or {}).get("error")
+    status = error.get("status") if isinstance(error, dict) else None
+    return isinstance(status, int) and not isinstance(status, bool) and 400 <= status <= 599
+
+
 def _answers(events: list[dict[str, Any]]) -> Iterator[Problem]:
     """A model call answers something: text, a tool call, or at least a finish reason saying
     the answer was empty. No answer at all is an importer that missed it (or a source that
@@ -372,7 +380,7 @@ def _answers(events: list[dict[str, Any]]) -> Iterator[Problem]:
             continue
         response = event.get("response") or {}
         content = response.get("content")
-        if response.get("tool_calls") or response.get("finish_reason"):
+        if response.get("tool_calls") or response.get("finish_reason") or _refused(event):
             continue
         if content is None or (isinstance(content, str) and not content.strip()):
             yield Problem(

@@ -185,6 +185,24 @@ def events(answer: ProviderAnswer) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "message_stop", {"type": "message_stop"}
 
 
-def error(status: int, message: str, kind: str, code: str | None) -> dict[str, Any]:
-    """The API's error body."""
+def error(
+    status: int, message: str, kind: str, code: str | None, param: str | None = None
+) -> dict[str, Any]:
+    """The API's error body (it has no `code` or `param`)."""
     return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def error_type(status: int) -> str:
+    """The error `type` the API sends with `status`, for a recording that kept none."""
+    return _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")

@@ -190,6 +190,15 @@ def _events(answer: ProviderAnswer) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "response.completed", {"response": response(answer)}
 
 
-def error(status: int, message: str, kind: str, code: str | None) -> dict[str, Any]:
+def error(
+    status: int, message: str, kind: str, code: str | None, param: str | None = None
+) -> dict[str, Any]:
     """The API's error body."""
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+def error_type(status: int) -> str:
+    """The error `type` the API sends with `status`, for a recording that kept none."""
+    if status == 429:
+        return "requests"
+    return "server_error" if status >= 500 else "invalid_request_error"

@@ -33,11 +33,17 @@ from corpus_tool.replay.doubles.asked import (
     echoed,
     reported,
 )
+from corpus_tool.replay.provider import ProviderError
 from corpus_tool.replay.runtime import Runtime, ToolError
 
 DUMMY_KEY = "corpus-replay-no-key"
 """The API key the doubles hand the agent: any value passes, none reaches a provider."""
 MAX_BODY = 64 << 20
+_NO_RETRY = ("x-should-retry: false",)
+"""On the doubles' own errors (a divergence, the event limit): an SDK that would retry a 5xx
+asks no further, the run has ended."""
+_RETRY_NOW = ("retry-after-ms: 1",)
+"""On a recorded 429 or 5xx: the SDK retries after 1 ms, not the recorded provider's wait."""
 
 
 class Case:
@@ -223,6 +229,9 @@ class _DoublesHandler(BaseHTTPRequestHandler):
                 case.failure = case.failure or err
                 self._diverged(api, err)
                 return
+            except ProviderError as err:  # a recorded provider error: answered as the API did
+                self._refused(api, err)
+                return
             except BaseException as err:  # the event limit, a fence refusal: the run's end
                 case.failure = case.failure or err
                 self._error(api, 500, f"corpus replay: {err}", "api_error")
@@ -252,23 +261,34 @@ class _DoublesHandler(BaseHTTPRequestHandler):
     def _error(
         self, api: Any, status: int, message: str, kind: str, code: str | None = None
     ) -> None:
-        self._json(status, api.error(status, message, kind, code))
+        self._json(status, api.error(status, message, kind, code), _NO_RETRY)
+
+    def _refused(self, api: Any, err: ProviderError) -> None:
+        """The recorded status and error body; the SDK's own retry rules decide what next
+        (a 429 or 5xx retried at once: the recorded wait is not replayed)."""
+        status = int(err.status) if isinstance(err.status, int) else 500
+        kind = err.type or api.error_type(status)
+        body = api.error(status, err.message, kind, err.code, err.param)
+        self._json(status, body, _RETRY_NOW)
 
     def setup(self) -> None:
         super().setup()
         with contextlib.suppress(OSError):  # no Nagle wait between an answer's writes
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def _json(self, status: int, doc: Mapping[str, Any]) -> None:
+    def _json(self, status: int, doc: Mapping[str, Any], more: tuple[str, ...] = ()) -> None:
         data = json.dumps(doc).encode()
-        self.wfile.write(self._head(status, "application/json", len(data)) + data)
+        self.wfile.write(self._head(status, "application/json", len(data), more) + data)
 
-    def _head(self, status: int, kind: str, length: int | None = None) -> bytes:
+    def _head(
+        self, status: int, kind: str, length: int | None = None, more: tuple[str, ...] = ()
+    ) -> bytes:
         """The status line and headers, sent with the body in one write."""
         reason = self.responses.get(status, ("",))[0]
         lines = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {kind}", "Connection: close"]
         if length is not None:
             lines.append(f"Content-Length: {length}")
+        lines.extend(more)
         return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
     def _stream(self, api: Any, answer: ProviderAnswer, asked: ProviderRequest) -> None:
