@@ -52,6 +52,8 @@ from corpus_tool.replay.engine import CaseSpec, Replayed, cut_short, ending
 from corpus_tool.replay.requests import RequestNote
 from corpus_tool.replay.sequence import sequence_diff
 from corpus_tool.store.corpus import Corpus
+from corpus_tool.validate.cache import read_key
+from corpus_tool.validate.documents import DocumentCache
 
 ENDINGS = frozenset({DivergenceKind.TERMINAL_STATE, DivergenceKind.SEMANTIC_OUTPUT})
 """The divergences strict replay finds at the end of a run from the ending it expects."""
@@ -82,15 +84,19 @@ class Current:
     case_id: str
     expected: Expected
     trace_raw: bytes
+    documents: DocumentCache | None = None
 
     @classmethod
-    def read(cls, corpus: Corpus, case_id: str, plain: bool) -> Current:
+    def read(
+        cls, corpus: Corpus, case_id: str, plain: bool, documents: DocumentCache | None = None
+    ) -> Current:
         """The case's files; a bad expected.yaml is an InputError naming it. `plain`: cases/
-        is a directory of the corpus, no symlink on the way (`plain_cases`)."""
+        is a directory of the corpus, no symlink on the way (`plain_cases`); `documents`: where
+        checked documents are kept between runs (an unchanged file is not parsed again)."""
         folder = corpus.case_dir(case_id)
         raw = {kind: _read(corpus, folder / f"{kind}.yaml", plain) for kind in KINDS}
-        expected = read_checked(corpus, case_id, "expected", raw["expected"])
-        return cls(corpus, case_id, Expected.from_doc(expected), raw["trace"])
+        expected = checked(corpus, case_id, "expected", raw["expected"], documents)
+        return cls(corpus, case_id, Expected.from_doc(expected), raw["trace"], documents)
 
     @property
     def trace_key(self) -> str:
@@ -99,7 +105,8 @@ class Current:
     @functools.cached_property
     def trace(self) -> Trace:
         """The trace, parsed now (its bytes are the ones the run replayed: `trace_key`)."""
-        return Trace.from_doc(read_checked(self.corpus, self.case_id, "trace", self.trace_raw))
+        doc = checked(self.corpus, self.case_id, "trace", self.trace_raw, self.documents)
+        return Trace.from_doc(doc)
 
     def loaded(self) -> LoadedCase:
         """As replay reads a case (`skipped` and the base fields of a result take it)."""
@@ -107,6 +114,23 @@ class Current:
 
 
 KINDS = ("trace", "expected")
+
+
+def checked(
+    corpus: Corpus, case_id: str, kind: str, raw: bytes, documents: DocumentCache | None
+) -> Any:
+    """`read_checked` of a case file's bytes, through the document cache: an entry is kept
+    only for a file that parsed and fit its schema, under a key of its bytes and the tool
+    (`read_key`); a missing, stale or suspect entry is a parse, and the entry written again."""
+    if documents is None:
+        return read_checked(corpus, case_id, kind, raw)
+    key = read_key(case_id, kind, raw)
+    kept = documents.get(key)
+    if kept is not None and set(kept) == {kind}:
+        return kept[kind]
+    doc = read_checked(corpus, case_id, kind, raw)
+    documents.put(key, {kind: doc})
+    return doc
 
 
 def _read(corpus: Corpus, path: Path, plain: bool) -> bytes:
@@ -127,17 +151,24 @@ def plain_cases(corpus: Corpus) -> bool:
 
 
 def regrade_cases(
-    corpus: Corpus, outcomes: Sequence[CaseOutcome], grader: GradeRun
+    corpus: Corpus,
+    outcomes: Sequence[CaseOutcome],
+    grader: GradeRun,
+    documents: DocumentCache | None = None,
 ) -> Iterator[tuple[CaseResult, Current | None]]:
     """Each stored case regraded, in the document's order, with the case as read now (None
-    when it could not be read)."""
+    when it could not be read); `documents`: the parsed files kept between runs."""
     plain = plain_cases(corpus)
     for outcome in outcomes:
-        yield regraded(corpus, outcome, grader, plain)
+        yield regraded(corpus, outcome, grader, plain, documents)
 
 
 def regraded(
-    corpus: Corpus, outcome: CaseOutcome, grader: GradeRun, plain: bool = False
+    corpus: Corpus,
+    outcome: CaseOutcome,
+    grader: GradeRun,
+    plain: bool = False,
+    documents: DocumentCache | None = None,
 ) -> tuple[CaseResult, Current | None]:
     """One stored run graded against the case's files now; stale when it cannot be."""
     started = time.perf_counter()
@@ -145,7 +176,7 @@ def regraded(
         gone = CaseResult(case=outcome.case, verdict=Verdict.STALE, trace_key=outcome.trace_key)
         return replace(gone, reason="stale: the case is no longer in the corpus"), None
     try:
-        current = Current.read(corpus, outcome.case, plain)
+        current = Current.read(corpus, outcome.case, plain, documents)
     except CorpusError as err:  # as check reports a case whose files cannot be used
         return broken(outcome.case, str(err)), None
     loaded = current.loaded()

@@ -3,6 +3,7 @@ expected.yaml files; no agent, model or tool runs (a judge, when named, is asked
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from corpus_tool.model.results import read_results
 from corpus_tool.replay import results as report
 from corpus_tool.replay.cases import CaseResult
 from corpus_tool.store.corpus import Corpus
+from corpus_tool.validate.cache import cache_dir
+from corpus_tool.validate.documents import DocumentCache
 from corpus_tool.waivers.book import read_book, waive
 
 
@@ -34,9 +37,16 @@ class RegradeOptions:
     repeat: int | None = None
 
 
-def regrade(corpus: Corpus, options: RegradeOptions, today: date, out: TextIO) -> int:
+def regrade(
+    corpus: Corpus,
+    options: RegradeOptions,
+    today: date,
+    out: TextIO,
+    environ: Mapping[str, str] | None = None,
+) -> int:
     """A verdict line per regraded case, the details, the summary and the files, as `check`
-    writes them; 1 when a case failed or is stale."""
+    writes them; 1 when a case failed or is stale. The parsed case files are kept in the
+    document cache (where `check` keeps its findings, `environ` default: the process's)."""
     if options.repeat is not None and options.judge is None:
         raise UsageError("--repeat N re-asks a judge: give --judge NAME with it")
     stored = read_results(options.stored)
@@ -49,11 +59,13 @@ def regrade(corpus: Corpus, options: RegradeOptions, today: date, out: TextIO) -
         )
     outcomes = chosen(stored, options.cases, str(options.stored))
     book = read_book(corpus, today)
+    env = os.environ if environ is None else environ
+    documents = DocumentCache(cache_dir(corpus.root, env))
     results: list[CaseResult] = []
     spreads: list[Spread] = []
     show = options.report.output == "text"
     with _judge(corpus, options.judge) as judge:
-        for result, loaded in regrade_cases(corpus, outcomes, grade_checks):
+        for result, loaded in regrade_cases(corpus, outcomes, grade_checks, documents):
             result = waive(result, book)
             results.append(result)
             if show:

@@ -117,6 +117,14 @@ def case_key(context: str, case_id: str, contents: Iterable[bytes]) -> str:
     return digest.hexdigest()
 
 
+def read_key(case_id: str, kind: str, raw: bytes) -> str:
+    """The document-cache key of one case file read and schema-checked outside a validation
+    run (`corpus regrade`): what that answer depends on, the tool (its schemas), the input
+    limit, the case, the kind and the bytes; never a findings key (no "read" in those)."""
+    parts = json.dumps(["read", FORMAT, tool_fingerprint(), files.input_limit(), kind])
+    return case_key(_digest(parts), case_id, [raw])
+
+
 def context_key(config: bytes, guard: str) -> str:
     """What every finding of a run depends on besides the case: the tool, corpus.yaml, the
     redaction guard's key id and allow-list (`guard`), the input size limit, the

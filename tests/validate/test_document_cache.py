@@ -76,8 +76,9 @@ def entries(cache_dir: Path) -> dict[str, Path]:
     """Each document entry by the case its trace names."""
     found = {}
     for path in (cache_dir / "documents").glob("*/*"):
-        body = path.read_bytes().partition(b"\n")[2]
-        found[marshal.loads(body)["trace"]["id"]] = path
+        documents = marshal.loads(path.read_bytes().partition(b"\n")[2])
+        if set(documents) == {"trace", "expected"}:  # one `check` kept (regrade keeps files)
+            found[documents["trace"]["id"]] = path
     return found
 
 
@@ -208,3 +209,31 @@ def test_a_place_that_cannot_be_written_is_no_error(
     case_parses.clear()
     assert check(cli, corpus) == (code, cold)
     assert case_parses[f"{PASSING}/trace"] == 1  # nothing kept: parsed every run
+
+
+def test_a_warm_regrade_parses_no_case_file_and_says_what_a_cold_one_says(
+    cli: Cli, corpus: Path, cache_dir: Path, case_parses: Counter[str], tmp_path: Path
+) -> None:
+    stored = tmp_path / "run.json"
+    code, _ = check(cli, corpus, "--no-cache", "--results", stored)
+    shutil.rmtree(cache_dir, ignore_errors=True)
+    case_parses.clear()
+    cold = cli("-C", corpus, "regrade", stored)
+    assert cold.err == "" and cold.code == code, cold.err
+    assert case_parses[f"{PASSING}/expected"] == 1, case_parses  # the counter sees the parses
+    for breakage in (None, "truncated"):
+        if breakage is not None:  # a broken entry is parsed again, never trusted
+            for path in (cache_dir / "documents").glob("*/*"):
+                BREAKAGES[breakage](path)
+        case_parses.clear()
+        warm = cli("-C", corpus, "regrade", stored, "--format", "json")
+        assert warm.code == code
+        case_parses.clear()
+        again = cli("-C", corpus, "regrade", stored)
+        assert (again.code, again.out, again.err) == (cold.code, cold.out, cold.err)
+        assert case_parses == Counter(), case_parses
+    expected = corpus / "cases" / PASSING / "expected.yaml"
+    expected.write_text(expected.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    case_parses.clear()
+    assert cli("-C", corpus, "regrade", stored).out == cold.out  # same verdicts, re-read
+    assert case_parses == Counter({f"{PASSING}/expected": 1}), case_parses
