@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from corpus_tool.replay.doubles import openai_chat
 from corpus_tool.replay.doubles.asked import (
     BadRequest,
     ProviderAnswer,
@@ -190,15 +191,6 @@ def _events(answer: ProviderAnswer) -> Iterator[tuple[str, dict[str, Any]]]:
     yield "response.completed", {"response": response(answer)}
 
 
-def error(
-    status: int, message: str, kind: str, code: str | None, param: str | None = None
-) -> dict[str, Any]:
-    """The API's error body."""
-    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
-
-
-def error_type(status: int) -> str:
-    """The error `type` the API sends with `status`, for a recording that kept none."""
-    if status == 429:
-        return "requests"
-    return "server_error" if status >= 500 else "invalid_request_error"
+# the Responses API answers errors in the OpenAI API's one shape, as Chat Completions does
+error = openai_chat.error
+error_type = openai_chat.error_type
