@@ -10,6 +10,8 @@ from pathlib import Path
 from corpus_tool.testing.scripted_model import ModelScript
 from tests.conftest import Cli
 from tests.gate.gate_repo import BROKEN_PRICING, REFUND, ShopRepo
+from tests.gate.live_repo import CASE as LIVE_CASE
+from tests.gate.live_repo import live_repo, rates
 from tests.replay.live_corpus import EDITED, live_corpus, provider
 from tests.report.conftest import HOSTILE, Browser, hostile_results
 
@@ -125,4 +127,25 @@ def test_live_report_shows_the_model_cost_and_a_flaky_case_passes_out_of_k(
     for call in case["unmatched"]:
         assert f"seq {call['seq']} {call['tool']}" in text
     page.screenshot(path=tmp_path / "live.png")
+    assert errors == []
+
+
+def test_live_gate_report_counts_its_own_verdicts_in_the_summary(
+    browser: Browser, cli: Cli, provider: ModelScript, tmp_path: Path
+) -> None:
+    """A live gate's verdict that a recorded gate never gives (here `insufficient data`: 0.9
+    against 0.85 at K=4) gets a summary tile with its count, and the kind filter finds it."""
+    root = live_repo(tmp_path)
+    rates(provider, 0.9, 0.85)
+    target = tmp_path / "gate.html"
+    gate = ("gate", "--base", "HEAD~1", "--head", "HEAD", "--model", "live", "--repeat", "4")
+    ran = cli("-C", root, *gate, "--format", "json", "--html", target)
+    assert ran.code == 0, ran.out + ran.err
+    verdicts = [c["verdict"] for c in json.loads(ran.out)["cases"]]
+    assert verdicts == ["insufficient_data"]
+    page, errors = browser.open(target)
+    assert page.locator('[data-count="insufficient_data"] b').inner_text() == "1"
+    assert "insufficient data" in page.locator('[data-count="insufficient_data"]').inner_text()
+    page.select_option("#gatekind", "insufficient_data")
+    assert _visible_ids(page) == [LIVE_CASE]
     assert errors == []

@@ -43,6 +43,7 @@
       "not_counted", "waived", "known_unknown"],
     diff: ["total"],
   };
+  const LIVE_KINDS = ["improved", "unchanged", "insufficient_data", "unreliable_baseline", "not_comparable"];
 
   function summary() {
     const box = document.getElementById("summary");
@@ -53,9 +54,13 @@
     const names = [...TILES[HEAD.kind]];
     if (HEAD.summary.flaky !== undefined) names.splice(names.indexOf("waived") + 1, 0, "flaky");
     if (HEAD.summary.stale !== undefined) names.push("stale");
+    // a live gate's own verdicts, shown when the run has any (a recorded gate has none)
+    if (HEAD.kind === "gate") {
+      for (const name of LIVE_KINDS) if (HEAD.summary[name] !== undefined) names.push(name);
+    }
     for (const name of names) {
       const count = HEAD.summary[name] || 0;
-      box.append(el("div", { class: "tile", "data-count": name }, el("b", { text: String(count) }), name.replace("_", " ")));
+      box.append(el("div", { class: "tile", "data-count": name }, el("b", { text: String(count) }), name.replaceAll("_", " ")));
     }
     if (HEAD.live) {
       const live = HEAD.live;
