@@ -316,6 +316,7 @@ SLOW = frozenset(
         "tests/replay/test_workers.py::test_verdicts_come_in_case_order_whatever_order_workers_finish_in",
         "tests/replay/test_workers.py::test_without_namespaces_the_fence_refuses_processes_ctypes_and_corpus_writes",
         "tests/report/test_browser.py::test_gate_report_shows_the_regression_base_against_head",
+        "tests/report/test_browser.py::test_live_gate_report_counts_its_own_verdicts_in_the_summary",
         "tests/report/test_browser.py::test_live_report_shows_the_model_cost_and_a_flaky_case_passes_out_of_k",
         "tests/report/test_browser.py::test_run_report_filters_and_opens_a_timeline_at_its_divergence",
         "tests/report/test_browser.py::test_untrusted_markup_in_a_tool_result_shows_as_text_and_never_runs",
