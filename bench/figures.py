@@ -779,35 +779,28 @@ def _live_row(bench: Bench, few: int, many: int, workers: int) -> Row:
 
 
 def live_gate(bench: Bench) -> list[Row]:
-    """The live gate's own overhead (bench/gate_bench.py): 100 cases x 10 attempts per side
-    judged and reported by a fresh `corpus gate` process, against the same cases at 1 attempt."""
-    cases = 100 if bench.cases >= 100 else 10
+    """The live gate's own overhead (bench/gate_bench.py): a fresh `corpus gate --model live
+    --repeat 10` over a git corpus of 100 cases, both sides replayed by the replay engine and
+    answered by an instant scripted model, against the same gate at --repeat 1."""
+    cases = gate_bench.CASES if bench.cases >= gate_bench.CASES else 10
     folder = bench.work / "live-gate"
     folder.mkdir(parents=True, exist_ok=True)
-    tenfold = gate_bench.documents(folder, gate_bench.K, cases)
-    single = gate_bench.documents(folder, 1, cases)
-
-    def gate(pair: tuple[Path, Path]) -> Callable[[], Sample]:
-        md, argv = folder / "gate.md", ("--format", "json", "--markdown")
-        return lambda: run(
-            corpus_cli("gate", str(pair[0]), str(pair[1]), *argv, str(md)), folder, ok=(0, 1)
-        )
-
-    samples = interleaved(bench.repeat, {"k1": gate(single), "k10": gate(tenfold)})
-    value, base = median(samples["k10"]), median(samples["k1"])
-    detail = {
-        "k10": _detail(samples["k10"]),
-        "k1": _detail(samples["k1"]),
-        "settle_check_ms": round(gate_bench.settle_ms(*tenfold), 2),
-        "cases": cases,
+    repo = gate_bench.coin_repo(folder / "repo", gate_bench.pass_rates(cases))
+    steps = {
+        "k1": gate_bench.gate_step(repo, 1, folder),
+        "k10": gate_bench.gate_step(repo, gate_bench.K, folder),
     }
+    samples = interleaved(bench.repeat, steps)
+    value, base = median(samples["k10"]), median(samples["k1"])
+    detail = {"k10": _detail(samples["k10"]), "k1": _detail(samples["k1"]), "cases": cases}
     return [
         Row(
             "live-gate",
-            f"corpus gate --model live overhead, {cases} cases x {gate_bench.K} attempts per side",
+            f"corpus gate --model live --repeat {gate_bench.K}, {cases} cases, instant model "
+            "(worktree, replays of both sides, judging, reports)",
             round(value, 3),
             "s",
-            "the same gate, 1 attempt per case",
+            "the same gate, --repeat 1",
             round(base, 3),
             round(value / base, 2) if base > 0 else None,
             "<= 5 s",

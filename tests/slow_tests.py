@@ -94,6 +94,7 @@ SLOW = frozenset(
         "tests/docs/test_quickstart.py::test_readme_quick_start_ends_in_a_blocked_commit_and_a_passing_one",
         "tests/gate/test_gate_duplicates.py::test_gate_files_refuse_a_head_document_listing_a_case_twice",
         "tests/gate/test_gate_duplicates.py::test_gate_head_results_refuses_a_document_listing_a_case_twice",
+        "tests/gate/test_gate_false_blocks.py::test_an_unchanged_agent_replayed_live_200_times_is_falsely_blocked_within_the_bounds",
         "tests/gate/test_gate_files.py::test_gate_base_with_head_results_replays_only_the_base",
         "tests/gate/test_gate_files.py::test_gate_from_results_files_agrees_with_gate_base",
         "tests/gate/test_gate_files.py::test_gate_new_failing_case_blocks_unless_known_unknown_and_removed_is_listed",

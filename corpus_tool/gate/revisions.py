@@ -18,7 +18,7 @@ from pathlib import Path
 from corpus_tool.errors import UsageError
 from corpus_tool.gate import gitdir
 from corpus_tool.gate.rounds import ROUND, merged, still_open
-from corpus_tool.gate.sides import Say, open_side, replay_side
+from corpus_tool.gate.sides import Say, open_side, replay_side, side_pool
 from corpus_tool.gate.worktree import checkout, held, interruptible, sweep
 from corpus_tool.model.config import GateSection
 from corpus_tool.model.results import Results, read_results
@@ -106,19 +106,22 @@ def _rounds(
     say: Say,
 ) -> tuple[Results, Results]:
     """--repeat auto: ROUND attempts per side at a time, until each case is settled or has
-    --max-repeat attempts (gate/rounds.py)."""
+    --max-repeat attempts (gate/rounds.py). Each side's workers are kept across the rounds."""
     top = asked.auto or 1
     base: Results | None = None
     head: Results | None = None
     pending, done = list(ids), 0
-    while pending and done < top:
-        step = min(ROUND, top - done)
-        run = replace(options, repeat=step)
-        tell(f"round {done // ROUND + 1}: {len(pending)} case(s), {step} attempt(s) per side")
-        base = merged(base, replay_side(corpora[0], pending, run, today, say, "base"))
-        head = merged(head, replay_side(corpora[1], pending, run, today, say, "head"))
-        done += step
-        pending = still_open(base, head, pending, top, asked.settings)
+    with side_pool(corpora[0], options) as base_pool, side_pool(corpora[1], options) as head_pool:
+        while pending and done < top:
+            step = min(ROUND, top - done)
+            run = replace(options, repeat=step)
+            tell(f"round {done // ROUND + 1}: {len(pending)} case(s), {step} attempt(s) per side")
+            more = replay_side(corpora[0], pending, run, today, say, "base", base_pool)
+            base = merged(base, more)
+            more = replay_side(corpora[1], pending, run, today, say, "head", head_pool)
+            head = merged(head, more)
+            done += step
+            pending = still_open(base, head, pending, top, asked.settings)
     assert base is not None and head is not None
     return base, head
 
