@@ -11,6 +11,7 @@ interleaved, the median of --repeat runs.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -116,5 +117,7 @@ def measure(work: Path, repeat: int, cases: int, env: dict[str, str]) -> dict[st
 
 def summary(samples: dict[str, list[Sample]]) -> tuple[dict[str, float], dict[str, object]]:
     """Median seconds of each path and the detail the bench keeps."""
-    detail = {f"{k}_wall_s": spread(v) for k, v in samples.items()}
+    detail: dict[str, object] = {f"{k}_wall_s": spread(v) for k, v in samples.items()}
+    detail.update({f"{k}_cpu_s": spread(v, "cpu") for k, v in samples.items()})  # with workers'
+    detail["load_average"] = [round(x, 1) for x in os.getloadavg()]
     return {k: median(v) for k, v in samples.items()}, detail

@@ -3,11 +3,15 @@
 Each answered call to OpenAI Chat Completions or Anthropic Messages (streamed or not) is an
 `llm_request`: its messages in the native format's OpenAI style (`chat.message`: Anthropic's
 `system` as the first `{role: system}` message, tool-call arguments as parsed JSON), its tools
-as sent, its other request fields as parameters (`stream` and `stream_options` are transport,
-left out), the answer reassembled from the stream when it was one. The agent's tools run in its
-own process, where no proxy sees them: a tool call is what the model asked for, its result what
-the agent reported back in its next request (a `tool` message, or Anthropic's `tool_result`),
-as docs/replay.md says. A call the provider refused (status 400-599) is an `llm_request` with
+as sent (Anthropic's `{name, description, input_schema}` as `{type: function, function}`, the
+form the Anthropic double hands replay), its other request fields as parameters (`stream` and
+`stream_options` are transport, left out), the answer reassembled from the stream when it was
+one. The call's `model` is the one the agent asked for (what replay compares its request
+with); the dated model the provider answered as, when it names another, is kept as the
+response's `model` (in the case's `extra`). The agent's tools run in its own process, where no
+proxy sees them: a tool call is what the model asked for, its result what the agent reported
+back in its next request (a `tool` message, or Anthropic's `tool_result`), as docs/replay.md
+says. A call the provider refused (status 400-599) is an `llm_request` with
 `error: {status, type, code, param, message}` from the API's error body and no response, so
 replay answers it as the provider did and the agent's retry gets the next call.
 """
@@ -129,24 +133,41 @@ def _llm_request(
     exchange: RecordedExchange, request: Mapping[str, Any], messages: list[dict[str, Any]], seq: int
 ) -> dict[str, Any]:
     answer = _answer(exchange)
+    asked, answered = request.get("model"), answer.pop("model", None)
     event: dict[str, Any] = {
         "seq": seq,
         "type": "llm_request",
-        "model": answer.pop("model", None) or request.get("model"),
+        "model": asked if isinstance(asked, str) and asked else answered,
         "timestamp": _stamp(exchange.started_at),
         "durationMs": exchange.duration_ms,
         "messages": messages,
     }
     if isinstance(request.get("tools"), list):
-        event["tools"] = request["tools"]
+        tools = request["tools"]
+        event["tools"] = [_tool(t) for t in tools] if exchange.api == "anthropic" else tools
     if request.get("temperature") is not None:
         event["temperature"] = request["temperature"]
     event.update({k: v for k, v in request.items() if k not in _TRANSPORT})
     usage = answer.pop("usage", None)
+    if answered and answered != event["model"]:  # the dated model behind an alias
+        answer["model"] = answered
     event["response"] = answer
     if usage is not None:
         event["usage"] = usage
     return event
+
+
+def _tool(tool: Any) -> Any:
+    """An Anthropic tool `{name, description, input_schema}` in the native (OpenAI) form
+    `{type: function, function: {name, description, parameters}}`, as replay compares it; a
+    server tool (web search, ...) as sent."""
+    if not isinstance(tool, Mapping) or "input_schema" not in tool:
+        return tool
+    function: dict[str, Any] = {"name": tool.get("name")}
+    if tool.get("description") is not None:
+        function["description"] = tool["description"]
+    function["parameters"] = tool["input_schema"]
+    return {"type": "function", "function": function}
 
 
 def _refused(

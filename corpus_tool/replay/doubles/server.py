@@ -6,19 +6,20 @@ A tool the agent runs itself is seen in its next request: each `{role: tool}` re
 the replayed model asked for becomes an `rt.tool` call (the name and arguments as the agent
 echoes them), unless the agent already made that call through the runtime. A divergence answers
 the client with HTTP 400 and a body naming it; the run then ends as it ends through the Runtime.
-Every answer closes its connection, so an SDK's kept-alive connection never holds the server.
+Connections are HTTP/1.1 kept alive, as an SDK's client keeps them: one thread answers them all,
+and an event stream is sent whole, its length known, so it needs no close to end.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import selectors
 import socket
-import socketserver
 import threading
 from collections.abc import Iterator, Mapping
 from datetime import datetime
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -39,6 +40,9 @@ from corpus_tool.replay.runtime import Runtime, ToolError
 DUMMY_KEY = "corpus-replay-no-key"
 """The API key the doubles hand the agent: any value passes, none reaches a provider."""
 MAX_BODY = 64 << 20
+MAX_HEAD = 64 << 10
+WRITE_TIMEOUT_S = 30.0
+"""How long an answer's write may wait for a client that stopped reading."""
 _NO_RETRY = ("x-should-retry: false",)
 """On the doubles' own errors (a divergence, the event limit): an SDK that would retry a 5xx
 asks no further, the run has ended."""
@@ -105,37 +109,39 @@ def _epoch(stamp: str | None) -> int:
     return int(when.timestamp()) if isinstance(when, datetime) else 0
 
 
-class _Server(HTTPServer):
-    doubles: Doubles
-
-    def server_bind(self) -> None:
-        socketserver.TCPServer.server_bind(self)  # no getfqdn: no name lookup
-        host, port = self.server_address[:2]
-        self.server_name, self.server_port = str(host), int(port)
-
-
-class _Server6(_Server):
-    address_family = socket.AF_INET6
-
-
 class Doubles:
-    """The OpenAI and Anthropic doubles on one loopback port, for the case bound to them."""
+    """The OpenAI and Anthropic doubles on one loopback port, for the case bound to them.
+
+    One thread serves every connection (a selector over the listening socket and each client's
+    socket), so a connection an SDK keeps alive between requests, and between cases, costs
+    nothing while idle and starts no thread of its own.
+    """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        kind = _Server6 if ":" in host else _Server
-        self._server = kind((host, port), _DoublesHandler, bind_and_activate=True)
-        self._server.doubles = self
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        listener = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind((host, port))
+            listener.listen(64)
+        except OSError:
+            listener.close()
+            raise
+        listener.setblocking(False)
+        self._listener = listener
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._connections: set[_Connection] = set()
         self.case: Case | None = None
         self.lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     @property
     def host(self) -> str:
-        return str(self._server.server_address[0])
+        return str(self._listener.getsockname()[0])
 
     @property
     def port(self) -> int:
-        return int(self._server.server_address[1])
+        return int(self._listener.getsockname()[1])
 
     def env(self) -> dict[str, str]:
         """What an agent configured from its environment needs: base URLs and dummy keys."""
@@ -152,18 +158,21 @@ class Doubles:
         """Serve on a thread of its own (once)."""
         if self._thread is not None:
             return self
-        thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="corpus-doubles", daemon=True
-        )
+        thread = threading.Thread(target=self._serve, name="corpus-doubles", daemon=True)
         thread.start()
         self._thread = thread
         return self
 
     def close(self) -> None:
         if self._thread is not None:
-            self._server.shutdown()
+            with contextlib.suppress(OSError):
+                self._wake_w.send(b"x")
             self._thread.join()
-        self._server.server_close()
+            self._thread = None
+        for connection in list(self._connections):
+            connection.close()
+        for sock in (self._listener, self._wake_r, self._wake_w):
+            sock.close()
 
     @contextlib.contextmanager
     def serving(self, rt: Runtime) -> Iterator[Case]:
@@ -176,6 +185,179 @@ class Doubles:
         finally:
             with self.lock:
                 self.case = None
+
+    def _serve(self) -> None:
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._listener, selectors.EVENT_READ, None)
+            selector.register(self._wake_r, selectors.EVENT_READ, self)
+            while True:
+                for key, _ in selector.select():
+                    if key.data is self:
+                        return
+                    if key.data is None:
+                        self._accept(selector)
+                    elif not key.data.readable(self):
+                        selector.unregister(key.fileobj)
+                        key.data.close()
+                        self._connections.discard(key.data)
+
+    def _accept(self, selector: selectors.BaseSelector) -> None:
+        try:
+            sock, _ = self._listener.accept()
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            return  # out of descriptors, a reset before accept: the client retries or fails
+        sock.setblocking(False)
+        with contextlib.suppress(OSError):  # no Nagle wait between an answer's writes
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        connection = _Connection(sock)
+        self._connections.add(connection)
+        selector.register(sock, selectors.EVENT_READ, connection)
+
+
+class _Connection:
+    """One client connection: the bytes read so far, requests answered as they complete
+    (HTTP/1.1, kept alive unless the client asks to close or sends HTTP/1.0)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buffer = bytearray()
+        self.continued = False  # `100 Continue` sent for the request being read
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+    def readable(self, doubles: Doubles) -> bool:
+        """Read what arrived and answer each complete request; False: close the connection."""
+        try:
+            data = self.sock.recv(1 << 16)
+        except (BlockingIOError, InterruptedError):
+            return True
+        except OSError:
+            return False
+        if not data:
+            return False
+        self.buffer += data
+        while True:
+            request = self._request()
+            if request is None:
+                return True
+            if isinstance(request, _Refusal):
+                self.send(
+                    _answer(request.status, openai_chat, request.message, "invalid_request_error")
+                )
+                return False
+            method, path, body, keep = request
+            if not self.send(_respond(doubles, method, path, body)) or not keep:
+                return False
+
+    def send(self, answer: Answer) -> bool:
+        """Write one answer whole (blocking: a client that stops reading is dropped)."""
+        status, kind, body, more = answer
+        head = [f"HTTP/1.1 {status} {_reason(status)}", f"Content-Type: {kind.decode()}"]
+        head.append(f"Content-Length: {len(body)}")
+        head.extend(more)
+        data = ("\r\n".join(head) + "\r\n\r\n").encode() + body
+        try:
+            self.sock.settimeout(WRITE_TIMEOUT_S)
+            self.sock.sendall(data)
+            self.sock.setblocking(False)
+        except OSError:
+            return False
+        return True
+
+    def _request(self) -> tuple[str, str, bytes, bool] | _Refusal | None:
+        """The next complete request in the buffer (method, path, body, keep alive), a refusal
+        of a malformed one, or None while it is incomplete."""
+        buffer = self.buffer
+        end = buffer.find(b"\r\n\r\n")
+        if end < 0:
+            return (
+                _Refusal(431, "the request head is too large") if len(buffer) > MAX_HEAD else None
+            )
+        lines = bytes(buffer[:end]).decode("latin-1").split("\r\n")
+        while lines and not lines[0]:
+            lines.pop(0)  # blank lines before a request line are allowed
+        parts = lines[0].split(" ") if lines else []
+        if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+            return _Refusal(400, "not an HTTP/1.1 request")
+        method, target, version = parts
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        asked = headers.get("connection", "").lower()
+        keep = "close" not in asked and (version != "HTTP/1.0" or "keep-alive" in asked)
+        start = end + 4
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            found = _chunked(buffer, start)
+            if found is None:
+                self._waiting(headers)
+                return None
+            if isinstance(found, _Refusal):
+                return found
+            body, used = found
+        else:
+            try:
+                length = int(headers.get("content-length") or 0)
+            except ValueError:
+                return _Refusal(400, "the Content-Length is not a number")
+            if length > MAX_BODY or length < 0:
+                return _Refusal(413, f"the request body is over {MAX_BODY >> 20} MiB")
+            if len(buffer) < start + length:
+                self._waiting(headers)
+                return None
+            body, used = bytes(buffer[start : start + length]), start + length
+        del buffer[:used]
+        self.continued = False
+        return method, urlsplit(target).path.rstrip("/"), body, keep
+
+    def _waiting(self, headers: Mapping[str, str]) -> None:
+        """The body is still to come: say `100 Continue` once when the client waits for it."""
+        if not self.continued and headers.get("expect", "").lower() == "100-continue":
+            self.continued = True
+            with contextlib.suppress(OSError):
+                self.sock.settimeout(WRITE_TIMEOUT_S)
+                self.sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+                self.sock.setblocking(False)
+
+
+class _Refusal:
+    """A request the doubles cannot read: its status and why (the connection then closes)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status, self.message = status, f"corpus replay: {message}"
+
+
+def _chunked(buffer: bytearray, start: int) -> tuple[bytes, int] | _Refusal | None:
+    """A chunked body from `start`: (body, bytes used), or None while incomplete."""
+    body, at = bytearray(), start
+    while True:
+        eol = buffer.find(b"\r\n", at)
+        if eol < 0:
+            return None
+        try:
+            size = int(bytes(buffer[at:eol]).split(b";")[0], 16)
+        except ValueError:
+            return _Refusal(400, "a chunk size is not hexadecimal")
+        if size == 0:
+            trailer = buffer.find(b"\r\n", eol + 2)  # no trailers expected: an empty line
+            return None if trailer < 0 else (bytes(body), trailer + 2)
+        if len(body) + size > MAX_BODY:
+            return _Refusal(413, f"the request body is over {MAX_BODY >> 20} MiB")
+        if len(buffer) < eol + 2 + size + 2:
+            return None
+        body += buffer[eol + 2 : eol + 2 + size]
+        at = eol + 2 + size + 2
+
+
+def _reason(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
 
 
 APIS: dict[str, Any] = {
@@ -195,113 +377,77 @@ def _whole(api: Any, answer: ProviderAnswer) -> dict[str, Any]:
     return anthropic_messages.message(answer)
 
 
-class _DoublesHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _Server
+Answer = tuple[int, bytes, bytes, tuple[str, ...]]
+"""An HTTP answer: status, content type, body, more header lines."""
+_JSON, _EVENTS = b"application/json", b"text/event-stream"
 
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the agent's captured output is its own."""
 
-    def do_POST(self) -> None:
-        path = urlsplit(self.path).path.rstrip("/")
-        api = APIS.get(path)
-        self.close_connection = True
-        if api is None:
-            self._error(openai_chat, 404, f"corpus replay serves no {path}", "not_found_error")
-            return
+def _respond(doubles: Doubles, method: str, path: str, data: bytes) -> Answer:
+    """The answer to one request: the recorded one, or the error that stops the run."""
+    api = APIS.get(path) if method == "POST" else None
+    if api is None:
+        return _answer(
+            404, openai_chat, f"corpus replay serves no {method} {path}", "not_found_error"
+        )
+    try:
+        asked = api.asked(_body(data))
+    except BadRequest as err:
+        return _answer(400, api, f"corpus replay: {err}", "invalid_request_error")
+    with doubles.lock:
+        case = doubles.case
+        if case is None:
+            return _answer(400, api, "corpus replay: no case is replaying", "invalid_request_error")
         try:
-            body = self._body()
-            asked = api.asked(body)
-        except BadRequest as err:
-            self._error(api, 400, f"corpus replay: {err}", "invalid_request_error")
-            return
-        doubles = self.server.doubles
-        with doubles.lock:
-            case = doubles.case
-            if case is None:
-                self._error(
-                    api, 400, "corpus replay: no case is replaying", "invalid_request_error"
-                )
-                return
-            try:
-                answer = case.answer(asked)
-            except DivergenceError as err:
-                case.failure = case.failure or err
-                self._diverged(api, err)
-                return
-            except ProviderError as err:  # a recorded provider error: answered as the API did
-                self._refused(api, err)
-                return
-            except BaseException as err:  # the event limit, a fence refusal: the run's end
-                case.failure = case.failure or err
-                self._error(api, 500, f"corpus replay: {err}", "api_error")
-                return
-        if asked.stream:
-            self._stream(api, answer, asked)
-        else:
-            self._json(200, _whole(api, answer))
+            answer = case.answer(asked)
+        except DivergenceError as err:
+            case.failure = case.failure or err
+            d = err.divergence
+            text = f"corpus replay: {d.kind} divergence at step {d.step}: {d.message}"
+            return _answer(400, api, text, "invalid_request_error", d.kind)
+        except ProviderError as err:  # a recorded provider error: answered as the API did
+            return _refused(api, err)
+        except BaseException as err:  # the event limit, a fence refusal: the run's end
+            case.failure = case.failure or err
+            return _answer(500, api, f"corpus replay: {err}", "api_error")
+    if asked.stream:
+        return 200, _EVENTS, _stream(api, answer, asked), ()
+    return 200, _JSON, json.dumps(_whole(api, answer)).encode(), ()
 
-    def _body(self) -> Mapping[str, Any]:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            raise BadRequest(f"the request body is over {MAX_BODY >> 20} MiB")
-        try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-        except ValueError:
-            raise BadRequest("the request body is not JSON") from None
-        if not isinstance(body, Mapping):
-            raise BadRequest("the request body is not a JSON object")
-        return body
 
-    def _diverged(self, api: Any, err: DivergenceError) -> None:
-        d = err.divergence
-        text = f"corpus replay: {d.kind} divergence at step {d.step}: {d.message}"
-        self._error(api, 400, text, "invalid_request_error", d.kind)
+def _body(data: bytes) -> Mapping[str, Any]:
+    try:
+        body = json.loads(data or b"{}")
+    except ValueError:
+        raise BadRequest("the request body is not JSON") from None
+    if not isinstance(body, Mapping):
+        raise BadRequest("the request body is not a JSON object")
+    return body
 
-    def _error(
-        self, api: Any, status: int, message: str, kind: str, code: str | None = None
-    ) -> None:
-        self._json(status, api.error(status, message, kind, code), _NO_RETRY)
 
-    def _refused(self, api: Any, err: ProviderError) -> None:
-        """The recorded status and error body; the SDK's own retry rules decide what next
-        (a 429 or 5xx retried at once: the recorded wait is not replayed)."""
-        status = int(err.status) if isinstance(err.status, int) else 500
-        kind = err.type or api.error_type(status)
-        body = api.error(status, err.message, kind, err.code, err.param)
-        self._json(status, body, _RETRY_NOW)
+def _answer(status: int, api: Any, message: str, kind: str, code: str | None = None) -> Answer:
+    """The doubles' own error, in the API's error body."""
+    return status, _JSON, json.dumps(api.error(status, message, kind, code)).encode(), _NO_RETRY
 
-    def setup(self) -> None:
-        super().setup()
-        with contextlib.suppress(OSError):  # no Nagle wait between an answer's writes
-            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-    def _json(self, status: int, doc: Mapping[str, Any], more: tuple[str, ...] = ()) -> None:
-        data = json.dumps(doc).encode()
-        self.wfile.write(self._head(status, "application/json", len(data), more) + data)
+def _refused(api: Any, err: ProviderError) -> Answer:
+    """The recorded status and error body; the SDK's own retry rules decide what next
+    (a 429 or 5xx retried at once: the recorded wait is not replayed)."""
+    status = int(err.status) if isinstance(err.status, int) else 500
+    kind = err.type or api.error_type(status)
+    body = api.error(status, err.message, kind, err.code, err.param)
+    return status, _JSON, json.dumps(body).encode(), _RETRY_NOW
 
-    def _head(
-        self, status: int, kind: str, length: int | None = None, more: tuple[str, ...] = ()
-    ) -> bytes:
-        """The status line and headers, sent with the body in one write."""
-        reason = self.responses.get(status, ("",))[0]
-        lines = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {kind}", "Connection: close"]
-        if length is not None:
-            lines.append(f"Content-Length: {length}")
-        lines.extend(more)
-        return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
-    def _stream(self, api: Any, answer: ProviderAnswer, asked: ProviderRequest) -> None:
-        out: list[bytes] = [self._head(200, "text/event-stream")]
-        if api is openai_chat:
-            out += [
-                b"data: " + json.dumps(c).encode() + b"\n\n"
-                for c in openai_chat.chunks(answer, asked.include_usage)
-            ]
-            out.append(b"data: [DONE]\n\n")
-        else:
-            for name, data in api.events(answer):
-                out.append(f"event: {name}\ndata: ".encode() + json.dumps(data).encode() + b"\n\n")
-        with contextlib.suppress(OSError):  # the client went away
-            self.wfile.write(b"".join(out))
-            self.wfile.flush()
+def _stream(api: Any, answer: ProviderAnswer, asked: ProviderRequest) -> bytes:
+    """The whole event stream, sent as one body (its length known: the connection stays)."""
+    out: list[bytes] = []
+    if api is openai_chat:
+        out += [
+            b"data: " + json.dumps(c).encode() + b"\n\n"
+            for c in openai_chat.chunks(answer, asked.include_usage)
+        ]
+        out.append(b"data: [DONE]\n\n")
+    else:
+        for name, data in api.events(answer):
+            out.append(f"event: {name}\ndata: ".encode() + json.dumps(data).encode() + b"\n\n")
+    return b"".join(out)
