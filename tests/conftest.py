@@ -148,3 +148,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.nodeid.split("[", 1)[0] in SLOW:
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Where PYTHONDONTWRITEBYTECODE is set, an editable install leaves corpus_tool without
+    bytecode, and every replay worker and `corpus` process the suite starts compiles it from
+    source again. Compile it once, in the controller, as `pip install .` does for a user."""
+    if os.environ.get("PYTHONDONTWRITEBYTECODE") and not hasattr(session.config, "workerinput"):
+        import compileall
+
+        compileall.compile_dir(ROOT / "corpus_tool", quiet=1)
