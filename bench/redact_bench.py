@@ -136,7 +136,7 @@ def time_ours(corpus: dict[Path, Planted]) -> tuple[Run, Run]:
 
 def time_detect_secrets(corpus: dict[Path, Planted]) -> Run:
     """detect-secrets with its default plugins and filters, one process, the same files."""
-    from detect_secrets import SecretsCollection
+    from detect_secrets.core.secrets_collection import SecretsCollection
     from detect_secrets.settings import default_settings
 
     with default_settings():

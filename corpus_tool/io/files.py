@@ -220,7 +220,8 @@ def parse_yaml_spans(text: str | bytes, path: Path) -> tuple[Any, list[ScalarExt
             "not UTF-8 text (UTF-16 or UTF-32, after a byte-order mark); save it as UTF-8", path
         )
     try:
-        return _load(text, path)
+        loaded: tuple[Any, list[ScalarExtent] | None] = _without_gc(_load, text, path)
+        return loaded
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         line = mark.line + 1 if mark is not None else None
@@ -376,13 +377,15 @@ def read_checksummed(path: Path, format_version: int) -> dict[str, Any] | None:
     return data
 
 
-def _without_gc(decode: Any, text: str) -> Any:
+def _without_gc(decode: Any, *args: Any) -> Any:
     """Decode with the cycle collector paused: JSON builds no cycles, and a cache of 100,000
-    entries (400,000 lists) made it run its full collections over and over (3 s of 4)."""
+    entries (400,000 lists) made it run its full collections over and over (3 s of 4). YAML
+    likewise: the C composer's nodes and marks are thousands of young objects a file, and
+    collecting them took about half of a parse (a recursive alias's cycle is collected later)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return decode(text)
+        return decode(*args)
     finally:
         if enabled:
             gc.enable()

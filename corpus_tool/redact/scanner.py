@@ -84,6 +84,8 @@ class Memo:
     """(text, JSON depth; -1 for a mapping key) -> the hits in it."""
     secret: dict[str, bool] = field(default_factory=dict)
     """Key name -> whether it names a secret (its value is dropped)."""
+    clean: dict[int, set[str]] = field(default_factory=dict)
+    """Per depth, the texts of `found` with no hit in them: most strings, tested by a set."""
 
     def __len__(self) -> int:
         return len(self.found) + len(self.secret)
@@ -91,6 +93,7 @@ class Memo:
     def clear(self) -> None:
         self.found.clear()
         self.secret.clear()
+        self.clean.clear()
 
 
 class Walk:
@@ -111,6 +114,7 @@ class Walk:
         self.hits: list[RawHit] = []
         self._secret = secret_names(drop_keys)
         self._memo = memo.found if memo is not None and rewrite is None else None
+        self._memo_clean = memo.clean if memo is not None else {}
         # a rewriting walk remembers, per (text, depth), what it wrote, the hits and the
         # rewrites asked (asked again on a repeat, so a rewrite's own count stays true)
         self._rewritten: dict[tuple[str, int], tuple[str, Found, tuple[Asked, ...]]] = {}
@@ -150,6 +154,8 @@ class Walk:
             cut = len(path)
             known = tuple((h.path[cut:], h.detector, h.value) for h in self.hits[before:])
             self._memo[(text, depth)] = known
+            if not known:
+                self._memo_clean.setdefault(depth, set()).add(text)
         elif known:
             self.hits.extend(RawHit((*path, *below), name, raw) for below, name, raw in known)
         return text
@@ -212,6 +218,8 @@ class Walk:
         return raw if new == value else new  # an allowed value keeps its own spelling
 
     def _mapping(self, mapping: dict[Any, Any], path: Path, depth: int) -> dict[Any, Any]:
+        if self._memo is not None:
+            return self._scan_mapping(mapping, path, depth)
         out: dict[Any, Any] = {}
         clean = self._clean.get(depth, _NOTHING)
         clean_keys = self._clean.get(-1, _NOTHING)
@@ -235,11 +243,63 @@ class Walk:
         return out
 
     def _sequence(self, items: list[Any], path: Path, depth: int) -> list[Any]:
+        if self._memo is not None:
+            return self._scan_sequence(items, path, depth)
         clean = self._clean.get(depth, _NOTHING)
         return [
             item if _untouched(item, clean) else self.value(item, (*path, i), depth)
             for i, item in enumerate(items)
         ]
+
+    # A scan-only walk with a memo: the hits of _mapping and _sequence, in the same order, but
+    # no path is built and no method called for a key or a string the memo knows holds nothing
+    # (most of a trace: the conversation is re-sent in every model call), and nothing is copied.
+
+    def _scan_mapping(self, mapping: dict[Any, Any], path: Path, depth: int) -> dict[Any, Any]:
+        secret = self._secret_seen
+        clean_keys = self._memo_clean.setdefault(-1, set())
+        clean = self._memo_clean.setdefault(depth, set())
+        for key, item in mapping.items():
+            if type(key) is str:
+                named = secret.get(key)
+                if named is None:
+                    named = self._is_secret(key)
+                if named:
+                    self._drop(item, (*path, key))
+                    continue
+                if key not in clean_keys and len(key) >= MIN_LENGTH:
+                    self._text_key(key, (*path, key))
+            elif isinstance(key, str) and self._is_secret(key):
+                self._drop(item, (*path, key))
+                continue
+            else:
+                self._key(key, (*path, key))
+            kind = type(item)
+            if kind is str:
+                if item not in clean and len(item) >= MIN_LENGTH:
+                    self.string(item, (*path, key), depth)
+            elif kind is dict:
+                self._scan_mapping(item, (*path, key), depth)
+            elif kind is list:
+                self._scan_sequence(item, (*path, key), depth)
+            elif not _untouched(item, _NOTHING):
+                self.value(item, (*path, key), depth)
+        return mapping
+
+    def _scan_sequence(self, items: list[Any], path: Path, depth: int) -> list[Any]:
+        clean = self._memo_clean.setdefault(depth, set())
+        for i, item in enumerate(items):
+            kind = type(item)
+            if kind is str:
+                if item not in clean and len(item) >= MIN_LENGTH:
+                    self.string(item, (*path, i), depth)
+            elif kind is dict:
+                self._scan_mapping(item, (*path, i), depth)
+            elif kind is list:
+                self._scan_sequence(item, (*path, i), depth)
+            elif not _untouched(item, _NOTHING):
+                self.value(item, (*path, i), depth)
+        return items
 
     def _key(self, key: Any, where: Path) -> Any:
         """A mapping key: text scanned, a long integer (an unquoted phone number) too."""
@@ -260,6 +320,8 @@ class Walk:
             self.plain(key, where)
             known = tuple((h.path[len(where) :], h.detector, h.value) for h in self.hits[before:])
             self._memo[(key, -1)] = known
+            if not known:
+                self._memo_clean.setdefault(-1, set()).add(key)
         elif known:
             self.hits.extend(RawHit((*where, *below), name, raw) for below, name, raw in known)
         return key
