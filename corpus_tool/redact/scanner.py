@@ -337,10 +337,7 @@ class Walk:
             return item
         if isinstance(item, str) and _REDACTED_CREDENTIAL.fullmatch(item):
             return item  # a pseudonym copied here by hand, e.g. "Bearer REDACTED-jwt-..."
-        shown = (
-            item if isinstance(item, str) else json.dumps(item, sort_keys=True, ensure_ascii=False)
-        )
-        self.hits.append(RawHit(where, SECRET_KEY, shown))
+        self.hits.append(RawHit(where, SECRET_KEY, item if isinstance(item, str) else _shown(item)))
         return MARKER if self.rewrite else item
 
     def _number(self, value: int, path: Path) -> Any:
@@ -495,3 +492,12 @@ def _dump_like(doc: Any, original: str) -> str:
         indent=indent,
         separators=(", ", ": ") if spaced else (",", ": " if indent else ":"),
     )
+
+
+def _shown(item: Any) -> str:
+    """A dropped value that is no string, as one line of JSON: keys sorted where they can be
+    (a mapping may mix key types, e.g. `{1: a, b: c}`), any other scalar as its text."""
+    try:
+        return json.dumps(item, sort_keys=True, ensure_ascii=False, default=str)
+    except TypeError:
+        return json.dumps(item, ensure_ascii=False, default=str)

@@ -254,6 +254,29 @@ def test_validate_flags_value_under_secret_named_key(cli: Cli, committed: Path) 
     assert "hunter2" not in done.out
 
 
+@pytest.mark.parametrize(
+    "value",
+    ["{1: hunter2-not-real, b: hunter3-not-real}", "{when: 2024-01-01, pin: hunter2-not-real}"],
+    ids=["keys-of-two-types", "a-timestamp"],
+)
+def test_validate_flags_a_mapping_under_secret_named_key_whatever_it_holds(
+    cli: Cli, committed: Path, value: str
+) -> None:
+    """A secret-named key holding a mapping whose keys are of two types, or a YAML timestamp,
+    is a finding like any other (it was an internal error: the value could not be shown)."""
+    trace = committed / "cases" / "c" / "trace.yaml"
+    lines = trace.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  context:"))
+    lines.insert(at + 1, f"    password: {value}")
+    trace.write_text("\n".join(lines) + "\n")
+    done = cli("validate", cwd=committed)
+    assert done.code == 1, done.out + done.err
+    assert f"cases/c/trace.yaml:{at + 2}: [redaction.secret_key] $.input.context.password" in (
+        done.out
+    )
+    assert "hunter" not in done.out + done.err
+
+
 def test_git_hook_blocks_a_commit_that_adds_a_secret(git_repo: Path, committed: Path) -> None:
     shutil.copy(ROOT / "hooks" / "pre-commit", git_repo / ".git" / "hooks" / "pre-commit")
     _inject(committed, "token sk-proj-Ab3dEfGh1jKlMn0pQrStUvWxYz0123456789")
