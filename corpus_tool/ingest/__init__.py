@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest.imported import Imported, Importer, ReadsBytes
+from corpus_tool.ingest.imported import SHAPE_ERRORS, Imported, Importer, ReadsBytes, shape_error
 from corpus_tool.ingest.pairing import pair
 from corpus_tool.io import files
 
@@ -83,9 +83,6 @@ def _refuse_json_lines(raw: bytes, path: Path, importers: dict[str, Importer]) -
         )
 
 
-_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
-
-
 def load(importer: Importer, data: Any, path: Path) -> list[Imported]:
     """The importer's runs; a file whose values have shapes the format never has is refused.
 
@@ -94,12 +91,8 @@ def load(importer: Importer, data: Any, path: Path) -> list[Imported]:
     """
     try:
         return importer.load(data, path)
-    except _SHAPE_ERRORS as err:
-        raise InputError(
-            f"not a well-formed {importer.name} file: {type(err).__name__}: {err}; "
-            "check the export, or pass --format NAME if it is another format",
-            path,
-        ) from None
+    except SHAPE_ERRORS as err:
+        raise shape_error(importer.name, err, path) from None
 
 
 def registry() -> dict[str, Importer]:

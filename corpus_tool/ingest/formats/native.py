@@ -100,11 +100,24 @@ _TOP = {
 
 
 def _body(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    _check_mcp_servers(data.get("mcpServers", {}), path)  # kept in `extra` (model/mcp.py)
+    check_mcp_servers(data.get("mcpServers", {}), path)  # kept in `extra` (model/mcp.py)
     events, final = _events(data["events"], path)
+    return body_of(data, events, final, path)
+
+
+def body_of(
+    data: dict[str, Any],
+    events: list[dict[str, Any]],
+    final: dict[str, Any] | None,
+    path: Path,
+    models: list[str] | None = None,
+) -> dict[str, Any]:
+    """The trace body of a native incident's top-level keys (`events` left out or not) and
+    its events in trace form; `models`: the events' models when `events` holds none (a
+    streamed run: the events are written as they come)."""
     agent: dict[str, Any] = data["agent"] if isinstance(data.get("agent"), dict) else {}
     body: dict[str, Any] = {
-        "recorded": _recorded(data, agent, events),
+        "recorded": _recorded(data, agent, models if models is not None else models_of(events)),
         "input": _input(data.get("input"), path),
         "events": events,
         "terminal": _terminal(final),
@@ -130,9 +143,7 @@ _AGENT = {
 }
 
 
-def _recorded(
-    data: dict[str, Any], agent: dict[str, Any], events: list[dict[str, Any]]
-) -> dict[str, Any]:
+def _recorded(data: dict[str, Any], agent: dict[str, Any], models: list[str]) -> dict[str, Any]:
     facts = {snake: agent[camel] for camel, snake in _AGENT.items() if camel in agent}
     schema_hash = facts.pop("tool_schema_hash", data.get("toolSchemaHash"))
     if "version" not in facts and data.get("appVersion") is not None:
@@ -142,7 +153,7 @@ def _recorded(
         if data.get(camel) is not None:
             recorded[key] = data[camel]
     recorded["agent"] = facts
-    recorded["models"] = models_of(events)
+    recorded["models"] = models
     if schema_hash is not None:
         recorded["tool_schema_hash"] = schema_hash
     return recorded
@@ -169,21 +180,31 @@ def _events(raw: list[Any], path: Path) -> tuple[list[dict[str, Any]], dict[str,
     events: list[dict[str, Any]] = []
     final: dict[str, Any] | None = None
     for index, event in enumerate(raw):
-        where = f"events[{index}]"
-        if not isinstance(event, dict):
-            raise InputError(f"{where} is not an object", path)
-        kind = event.get("type")
-        if kind not in EVENT_TYPES:
-            raise InputError(
-                f"{where}: unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}", path
-            )
-        if not isinstance(event.get("seq"), int) or isinstance(event.get("seq"), bool):
-            raise InputError(f"{where}: `seq` must be an integer", path)
-        if kind == "final":
+        converted = event_of(event, index, path)
+        if converted is None:
             final = event
-            continue
-        events.append(_CONVERTERS[kind](event, where, path))
+        else:
+            events.append(converted)
     return unique_call_ids(events), final
+
+
+def event_of(event: Any, index: int, path: Path) -> dict[str, Any] | None:
+    """`events[index]` of a native incident in trace form (its call ids as recorded:
+    call_ids.CallIds renames reused ones); None for the `final` event, which is the run's
+    terminal (body_of)."""
+    where = f"events[{index}]"
+    if not isinstance(event, dict):
+        raise InputError(f"{where} is not an object", path)
+    kind = event.get("type")
+    if kind not in EVENT_TYPES:
+        raise InputError(
+            f"{where}: unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}", path
+        )
+    if not isinstance(event.get("seq"), int) or isinstance(event.get("seq"), bool):
+        raise InputError(f"{where}: `seq` must be an integer", path)
+    if kind == "final":
+        return None
+    return _CONVERTERS[kind](event, where, path)
 
 
 def _split(event: dict[str, Any], known: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -360,7 +381,7 @@ _CONVERTERS: dict[str, Callable[[dict[str, Any], str, Path], dict[str, Any]]] = 
 }
 
 
-def _check_mcp_servers(raw: Any, path: Path) -> None:
+def check_mcp_servers(raw: Any, path: Path) -> None:
     """`mcpServers: {NAME: {tools: [...]}}`, the shape MCP host configurations use."""
     entries = raw.items() if isinstance(raw, dict) else [("", None)]
     for name, entry in entries:
