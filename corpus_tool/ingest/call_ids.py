@@ -57,8 +57,8 @@ def _rename(holder: dict[str, Any], key: str, seen: dict[str, int], latest: dict
 
 def _renamed_messages(messages: Any) -> Any:
     """A request's conversation with the ids its assistant messages reuse renamed."""
-    if not isinstance(messages, list):
-        return messages
+    if not isinstance(messages, list) or not _reuses_ids(messages):
+        return messages  # nothing to rename (most conversations): the list as it is
     seen: dict[str, int] = {}
     latest: dict[str, str] = {}
     out: list[Any] = []
@@ -77,3 +77,20 @@ def _renamed_messages(messages: Any) -> Any:
             msg["tool_call_id"] = latest[answered]
         out.append(msg)
     return out
+
+
+def _reuses_ids(messages: list[Any]) -> bool:
+    """Whether two assistant messages of a conversation ask under one call id (only then
+    does _renamed_messages rename anything)."""
+    asked: set[Any] = set()
+    for msg in messages:
+        calls = msg.get("tool_calls") if isinstance(msg, dict) else None
+        if not isinstance(calls, list):
+            continue
+        for call in calls:
+            name = call.get("id") if isinstance(call, dict) else None
+            if isinstance(name, str):
+                if name in asked:
+                    return True
+                asked.add(name)
+    return False

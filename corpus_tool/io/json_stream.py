@@ -166,7 +166,7 @@ class StreamedObject:
         self._pos = end
         if _SURROGATE_ESCAPE.search(text):
             value = files.mend_surrogates(value)
-        if isinstance(value, (dict, list)):
+        if isinstance(value, (dict, list)) and _may_nest(text, files.MAX_DEPTH - depth):
             try:
                 files.check_depth(value, self.path, depth=depth)
             except InputError as err:  # the whole file's parse says it (or what comes first)
@@ -199,3 +199,8 @@ class StreamedObject:
         self._eof = not raw
         self._buf = self._buf[self._pos :] + self._decode(raw, final=self._eof)
         self._pos = 0
+
+
+def _may_nest(text: str, levels: int) -> bool:
+    """Whether a value written as `text` may nest `levels` deep: not with fewer brackets."""
+    return text.count("{") + text.count("[") >= levels
