@@ -26,6 +26,7 @@ from corpus_tool.errors import InputError
 from corpus_tool.io import files
 
 CHUNK = 1 << 20
+_AHEAD = 64  # characters read past a value: a number cut at a chunk's end parses as a shorter one
 _SPACE = re.compile(r"[ \t\n\r]*")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _DECODER = json.JSONDecoder()
@@ -158,8 +159,8 @@ class StreamedObject:
                     raise NotStreamed("not valid JSON") from None
                 self._fill()
                 continue
-            if end >= len(self._buf) and not self._eof:  # a number may go on in the next chunk
-                self._fill()
+            if end + _AHEAD > len(self._buf) and not self._eof:
+                self._fill()  # `7e` of `7e-05`, `1.` of `1.5`: a number may go on
                 continue
             break
         text = self._buf[self._pos : end]
