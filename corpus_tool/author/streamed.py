@@ -271,4 +271,3 @@ class _Events:
         text = files.dump_yaml({"events": [event_from_doc(e).to_doc() for e in clean]})
         assert text.startswith(_EVENTS)
         sink.write(text[len(_EVENTS) :])
-

@@ -64,7 +64,7 @@ class StreamedObject:
         """Open the file and read it up to the list's first item (`fields`: the keys before)."""
         files.check_input(self.path, self.limit)
         try:
-            self._handle = open(self.path, "rb")  # noqa: SIM115 (closed by __exit__)
+            self._handle = open(self.path, "rb")
         except OSError as err:
             raise InputError(f"cannot read: {err.strerror or err}", self.path) from None
         try:

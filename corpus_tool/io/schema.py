@@ -94,7 +94,11 @@ def _compiled_part(kind: str, prop: str) -> Callable[[Any], bool] | None:
     except ImportError:
         return None
     whole = load_schema(kind)
-    part = {"$schema": whole["$schema"], "$defs": whole.get("$defs", {}), **whole["properties"][prop]}
+    part = {
+        "$schema": whole["$schema"],
+        "$defs": whole.get("$defs", {}),
+        **whole["properties"][prop],
+    }
     check: Callable[[Any], bool] = jsonschema_rs.validator_for(part).is_valid
     return check
 

@@ -418,7 +418,7 @@ _SUMMARY_KEYS = (
 
 
 def _response_summary(response: dict[str, Any]) -> dict[str, Any]:
-    out = {k: response[k] for k in ("tool_calls", "finish_reason") if k in response}
+    out: dict[str, Any] = {k: response[k] for k in ("tool_calls", "finish_reason") if k in response}
     if "content" in response:
         content = response["content"]
         if isinstance(content, str):  # only whether it is blank is read

@@ -65,28 +65,70 @@ def _incident(rng: random.Random, n: int, trace_id: str = "t-stream") -> dict[st
             "model": rng.choice(["m-1", "m-2"]),
             "messages": [{"role": "system", "content": "You help."}, *history[-4:]],
             "tools": [{"type": "function", "function": {"name": tool}}],
-            "response": {"content": None, "toolCalls": [{"id": call_id, "type": "function", "name": tool, "arguments": json.dumps(args)}]},
+            "response": {
+                "content": None,
+                "toolCalls": [
+                    {"id": call_id, "type": "function", "name": tool, "arguments": json.dumps(args)}
+                ],
+            },
         }
         if rng.random() < 0.3:
             request["presencePenalty"] = 0.5
         if rng.random() < 0.3:
             request["temperature"] = rng.choice([0, 0.0, 1.5])
         add(request)
-        history.append({"role": "assistant", "content": None, "tool_calls": [{"id": call_id, "name": tool, "arguments": json.dumps(args)}]})
+        history.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": call_id, "name": tool, "arguments": json.dumps(args)}],
+            }
+        )
         call: dict[str, Any] = {"type": "tool_call", "tool": tool, "callId": call_id, "input": args}
         if rng.random() < 0.15:
-            add({**call, "error": {"type": "TimeoutError", "message": "late", "code": 504, "retryable": True}})
+            add(
+                {
+                    **call,
+                    "error": {
+                        "type": "TimeoutError",
+                        "message": "late",
+                        "code": 504,
+                        "retryable": True,
+                    },
+                }
+            )
             add({"type": "retry", "of": len(events), "attempt": 2})
         result = {"ok": True, "note": rng.choice(_TEXTS), "items": [rng.randint(0, 10**10)]}
         add({**call, "result": result, "durationMs": rng.randint(1, 900)})
         history.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)})
         if rng.random() < 0.1:
-            add({"type": "side_effect", "kind": f"{tool}_done", "target": "O-1", "data": {"email": "c@shop.example.org"}})
+            add(
+                {
+                    "type": "side_effect",
+                    "kind": f"{tool}_done",
+                    "target": "O-1",
+                    "data": {"email": "c@shop.example.org"},
+                }
+            )
         if rng.random() < 0.1:
-            add({"type": "state_change", "key": "stage", "value": rng.choice(_TEXTS), "node": "planner"})
+            add(
+                {
+                    "type": "state_change",
+                    "key": "stage",
+                    "value": rng.choice(_TEXTS),
+                    "node": "planner",
+                }
+            )
         if rng.random() < 0.2:
             history.append({"role": "user", "content": rng.choice(_TEXTS)})
-    add({"type": "llm_request", "model": "m-1", "messages": history[-3:], "response": {"content": rng.choice(_TEXTS[:3]), "finishReason": "stop"}})
+    add(
+        {
+            "type": "llm_request",
+            "model": "m-1",
+            "messages": history[-3:],
+            "response": {"content": rng.choice(_TEXTS[:3]), "finishReason": "stop"},
+        }
+    )
     head: dict[str, Any] = {"schemaVersion": "1.0", "traceId": trace_id}
     tail: dict[str, Any] = {
         "startedAt": "2025-06-01T00:00:00Z",
@@ -94,7 +136,13 @@ def _incident(rng: random.Random, n: int, trace_id: str = "t-stream") -> dict[st
         "input": {"userMessage": history[0]["content"], "context": {"tier": "gold"}},
         "region": "eu",
     }
-    final = {"seq": len(events) + 1, "type": "final", "status": rng.choice(["ok", "failed", "escalated"]), "output": rng.choice(_TEXTS), "node": "end"}
+    final = {
+        "seq": len(events) + 1,
+        "type": "final",
+        "status": rng.choice(["ok", "failed", "escalated"]),
+        "output": rng.choice(_TEXTS),
+        "node": "end",
+    }
     if rng.random() < 0.5:  # the keys before or after the events: a streamed read meets both
         return {**head, **tail, "events": [*events, final]}
     return {**head, "events": [*events, final], **tail}
@@ -178,13 +226,26 @@ def _late(doc: dict[str, Any], bad: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     "spoil",
     [
-        pytest.param(lambda d: json.dumps(_late(d, {"seq": 9999, "type": "telepathy"})), id="unknown-type"),
+        pytest.param(
+            lambda d: json.dumps(_late(d, {"seq": 9999, "type": "telepathy"})), id="unknown-type"
+        ),
         pytest.param(lambda d: json.dumps(_late(d, {"seq": "x", "type": "retry"})), id="bad-seq"),
-        pytest.param(lambda d: json.dumps(_late(d, {"seq": 9999, "type": "tool_call", "tool": "search", "input": {}})), id="incomplete"),
-        pytest.param(lambda d: json.dumps(_late(d, {"seq": 9999, "type": "state_change", "key": 5})), id="schema"),
+        pytest.param(
+            lambda d: json.dumps(
+                _late(d, {"seq": 9999, "type": "tool_call", "tool": "search", "input": {}})
+            ),
+            id="incomplete",
+        ),
+        pytest.param(
+            lambda d: json.dumps(_late(d, {"seq": 9999, "type": "state_change", "key": 5})),
+            id="schema",
+        ),
         pytest.param(lambda d: json.dumps(_late(d, [1, 2])), id="not-an-object"),
         pytest.param(lambda d: json.dumps(d)[:-40], id="cut-short"),
-        pytest.param(lambda d: json.dumps(d).replace('"events": [', '"events": [1, ', 1)[:-1] + "}}", id="syntax-and-event"),
+        pytest.param(
+            lambda d: json.dumps(d).replace('"events": [', '"events": [1, ', 1)[:-1] + "}}",
+            id="syntax-and-event",
+        ),
         pytest.param(lambda d: json.dumps({**d, "mcpServers": 3}), id="mcp-servers"),
     ],
 )
@@ -223,9 +284,9 @@ def test_streamed_force_over_a_case_keeps_its_reviewed_expectations(
     assert (stream / "expected.yaml").read_text(encoding="utf-8") == "# reviewed\n"
     refused = _both(cli, monkeypatch, tmp_path, incident)  # no --force: the case exists
     assert refused[STREAM][0] == refused[WHOLE][0] == 2
-    assert refused[STREAM][1].replace(f"corpus-{STREAM}", "corpus-X") == refused[WHOLE][
-        1
-    ].replace(f"corpus-{WHOLE}", "corpus-X")
+    assert refused[STREAM][1].replace(f"corpus-{STREAM}", "corpus-X") == refused[WHOLE][1].replace(
+        f"corpus-{WHOLE}", "corpus-X"
+    )
 
 
 @pytest.mark.parametrize(
@@ -233,7 +294,9 @@ def test_streamed_force_over_a_case_keeps_its_reviewed_expectations(
     [
         pytest.param(lambda d: json.dumps(d)[:-1] + ', "events": []}', id="events-twice"),
         pytest.param(lambda d: json.dumps({"events": d["events"], **d}), id="trace-id-after"),
-        pytest.param(lambda d: json.dumps({k: v for k, v in d.items() if k != "traceId"}), id="no-trace-id"),
+        pytest.param(
+            lambda d: json.dumps({k: v for k, v in d.items() if k != "traceId"}), id="no-trace-id"
+        ),
     ],
 )
 def test_a_file_the_streamed_read_does_not_take_on_is_added_whole(
@@ -273,3 +336,40 @@ def test_json_stream_reads_what_json_loads_reads_across_chunk_edges(
     assert stream.fields == rest
     assert stream.fields["b"][4] == "\ufffd cut"  # a lone surrogate mended, as parse_json does
     assert stream.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _native_files() -> list[Path]:
+    """Every native incident the repository holds (a JSON object with an `events` list and a
+    trace id or schema version: native's shape, read here without the importer)."""
+    found = []
+    for path in sorted([*ROOT.glob("examples/**/*.json"), *ROOT.glob("tests/**/*.json")]):
+        try:
+            doc = json.loads(path.read_bytes())
+        except ValueError:
+            continue
+        if isinstance(doc, dict) and isinstance(doc.get("events"), list):
+            if "traceId" in doc or "schemaVersion" in doc:
+                found.append(path)
+    return found
+
+
+@pytest.mark.parametrize("incident", _native_files(), ids=lambda p: p.name)
+def test_every_native_incident_of_the_repository_streams_to_the_same_case(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, incident: Path
+) -> None:
+    took = _streams(monkeypatch)
+    done = _both(cli, monkeypatch, tmp_path, incident)
+    (code_w, err_w, whole), (code_s, err_s, stream) = done[WHOLE], done[STREAM]
+    assert (code_s, err_s) == (code_w, err_w)
+    if code_w == 0:
+        assert took and took[0] is not None
+        assert whole is not None and stream is not None
+        for name in ("trace.yaml", "expected.yaml"):
+            assert (stream / name).read_bytes() == (whole / name).read_bytes(), name
+
+
+def test_the_repository_holds_native_incidents() -> None:
+    assert len(_native_files()) >= 8
