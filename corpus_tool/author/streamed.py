@@ -38,9 +38,10 @@ from corpus_tool.author.draft import draft
 from corpus_tool.author.plan import placed
 from corpus_tool.author.stages import AddOptions, Planned
 from corpus_tool.errors import IncompleteError, InputError, UsageError
+from corpus_tool.ingest.formats.native import NativeRun
 from corpus_tool.ingest.imported import Imported
-from corpus_tool.ingest.native_stream import NativeRun, NotStreamed
 from corpus_tool.io import files, schema
+from corpus_tool.io.json_stream import NotStreamed
 from corpus_tool.model.events import event_from_doc
 from corpus_tool.model.trace import Trace
 from corpus_tool.store import recovery, staging

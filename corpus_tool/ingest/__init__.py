@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import InputError
-from corpus_tool.ingest.imported import SHAPE_ERRORS, Imported, Importer, ReadsBytes, shape_error
+from corpus_tool.ingest.imported import Imported, Importer, ReadsBytes
 from corpus_tool.ingest.pairing import pair
 from corpus_tool.io import files
 
@@ -81,6 +81,20 @@ def _refuse_json_lines(raw: bytes, path: Path, importers: dict[str, Importer]) -
             "export the trace as one JSON document, or pass --format NAME",
             path,
         )
+
+
+SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+"""What an importer raises on a value of a shape its format never has (a string where the
+format has an object): bad input, not a crash (shape_error)."""
+
+
+def shape_error(importer: str, err: Exception, path: Path) -> InputError:
+    """The one-line refusal of a file whose values have shapes the format never has."""
+    return InputError(
+        f"not a well-formed {importer} file: {type(err).__name__}: {err}; "
+        "check the export, or pass --format NAME if it is another format",
+        path,
+    )
 
 
 def load(importer: Importer, data: Any, path: Path) -> list[Imported]:

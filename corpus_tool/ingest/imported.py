@@ -6,8 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from corpus_tool.errors import InputError
-
 
 @dataclass(frozen=True)
 class Imported:
@@ -48,17 +46,3 @@ class ReadsBytes(Protocol):
 
     def read(self, raw: bytes, path: Path) -> Any:
         """The file's content, parsed, for `sniff` and `load`."""
-
-
-SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
-"""What an importer raises on a value of a shape its format never has (a string where the
-format has an object): bad input, not a crash (shape_error)."""
-
-
-def shape_error(importer: str, err: Exception, path: Path) -> InputError:
-    """The one-line refusal of a file whose values have shapes the format never has."""
-    return InputError(
-        f"not a well-formed {importer} file: {type(err).__name__}: {err}; "
-        "check the export, or pass --format NAME if it is another format",
-        path,
-    )
