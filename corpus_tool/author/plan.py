@@ -12,7 +12,8 @@ CorpusError and nothing of the file is written:
     drafted     Assembled  -> Planned     expected.yaml drafted from the trace
     plan        the stages over every run of the file, then the file's refusals (twins,
                 incomplete runs) and `minimized` (--minimize): the Planned cases
-    add_incident  plan, then `author.write.write`: what `corpus add FILE` does
+    add_incident  plan, then `author.write.write`: what `corpus add FILE` does (a long native
+                incident: author.streamed, the same bytes, the events a batch at a time)
 """
 
 from __future__ import annotations
@@ -61,8 +62,15 @@ def add_incident(
     """
     if options.case_id is not None:
         check_case_id(options.case_id)
-    planned = plan(corpus, options, corpus_redactor(corpus, environ))
-    write(corpus, planned, options.force, StepCounter.from_environ(environ), err)
+    redactor, steps = corpus_redactor(corpus, environ), StepCounter.from_environ(environ)
+    from corpus_tool.author import streamed  # (it uses `placed`, below)
+
+    if streamed.streamable(options):  # a long native incident: read and written as it goes
+        case = streamed.add_streamed(corpus, options, redactor, steps, err)
+        if case is not None:
+            return (case,)
+    planned = plan(corpus, options, redactor)
+    write(corpus, planned, options.force, steps, err)
     return planned
 
 

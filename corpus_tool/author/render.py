@@ -52,7 +52,7 @@ def summary(corpus: Corpus, case: Planned) -> dict[str, Any]:
         "case": case.case_id,
         "path": str(corpus.case_dir(case.case_id)),
         "format": case.doc["source"]["format"],
-        "events": len(case.doc["events"]),
+        "events": case.events,
         "status": "known_unknown" if case.incomplete else "active",
         "incomplete": case.incomplete,
         "redacted": (case.doc.get("redaction") or {}).get("replaced", 0),

@@ -99,3 +99,10 @@ class Planned:
     minimized: dict[str, Any] | None = None
     hint: str | None = None  # how to complete an incomplete run (Imported.hint)
     keeps_expected: bool = False  # --force over a case: its reviewed expected.yaml stays
+    event_count: int | None = None
+    """The events written, when `doc` holds none of them (a streamed case: author.streamed)."""
+
+    @property
+    def events(self) -> int:
+        """How many events the case's trace holds."""
+        return len(self.doc["events"]) if self.event_count is None else self.event_count

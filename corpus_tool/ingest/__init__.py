@@ -83,7 +83,18 @@ def _refuse_json_lines(raw: bytes, path: Path, importers: dict[str, Importer]) -
         )
 
 
-_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError)
+"""What an importer raises on a value of a shape its format never has (a string where the
+format has an object): bad input, not a crash (shape_error)."""
+
+
+def shape_error(importer: str, err: Exception, path: Path) -> InputError:
+    """The one-line refusal of a file whose values have shapes the format never has."""
+    return InputError(
+        f"not a well-formed {importer} file: {type(err).__name__}: {err}; "
+        "check the export, or pass --format NAME if it is another format",
+        path,
+    )
 
 
 def load(importer: Importer, data: Any, path: Path) -> list[Imported]:
@@ -94,12 +105,8 @@ def load(importer: Importer, data: Any, path: Path) -> list[Imported]:
     """
     try:
         return importer.load(data, path)
-    except _SHAPE_ERRORS as err:
-        raise InputError(
-            f"not a well-formed {importer.name} file: {type(err).__name__}: {err}; "
-            "check the export, or pass --format NAME if it is another format",
-            path,
-        ) from None
+    except SHAPE_ERRORS as err:
+        raise shape_error(importer.name, err, path) from None
 
 
 def registry() -> dict[str, Importer]:

@@ -15,19 +15,32 @@ from typing import Any
 def unique_call_ids(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Events in trace form with reused call ids suffixed `~N`; renamed events keep the id
     as recorded in `extra.recorded_call_id`."""
-    seen: dict[str, int] = {}
-    latest: dict[str, str] = {}
+    ids = CallIds()
     for event in events:
+        ids.rename(event)
+    return events
+
+
+class CallIds:
+    """The renaming of unique_call_ids one event at a time, in order (a streamed run): what
+    it remembers is two entries per requested call id."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+        self.latest: dict[str, str] = {}
+
+    def rename(self, event: dict[str, Any]) -> None:
+        """`event` (in trace form) with its reused call ids renamed, in place."""
         if event["type"] == "model_call":
             event["request"]["messages"] = _renamed_messages(event["request"].get("messages"))
             for call in event["response"].get("tool_calls") or []:
-                _rename(call, "id", seen, latest)
+                _rename(call, "id", self.seen, self.latest)
         elif event["type"] == "tool_call":
             original = event.get("call_id")
+            latest = self.latest
             if isinstance(original, str) and latest.get(original, original) != original:
                 event["call_id"] = latest[original]
                 event.setdefault("extra", {})["recorded_call_id"] = original
-    return events
 
 
 def _name(original: str, n: int) -> str:
@@ -44,8 +57,8 @@ def _rename(holder: dict[str, Any], key: str, seen: dict[str, int], latest: dict
 
 def _renamed_messages(messages: Any) -> Any:
     """A request's conversation with the ids its assistant messages reuse renamed."""
-    if not isinstance(messages, list):
-        return messages
+    if not isinstance(messages, list) or not _reuses_ids(messages):
+        return messages  # nothing to rename (most conversations): the list as it is
     seen: dict[str, int] = {}
     latest: dict[str, str] = {}
     out: list[Any] = []
@@ -64,3 +77,20 @@ def _renamed_messages(messages: Any) -> Any:
             msg["tool_call_id"] = latest[answered]
         out.append(msg)
     return out
+
+
+def _reuses_ids(messages: list[Any]) -> bool:
+    """Whether two assistant messages of a conversation ask under one call id (only then
+    does _renamed_messages rename anything)."""
+    asked: set[Any] = set()
+    for msg in messages:
+        calls = msg.get("tool_calls") if isinstance(msg, dict) else None
+        if not isinstance(calls, list):
+            continue
+        for call in calls:
+            name = call.get("id") if isinstance(call, dict) else None
+            if isinstance(name, str):
+                if name in asked:
+                    return True
+                asked.add(name)
+    return False

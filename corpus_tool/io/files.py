@@ -99,13 +99,7 @@ def read_bytes(path: Path, limit: int | None = None, within: Path | None = None)
     if within is not None:
         _check_within(path, within)
     try:
-        info = path.stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise InputError("is a directory; give a file", path)
-        if not stat.S_ISREG(info.st_mode):  # /dev/zero never ends, a FIFO blocks the open
-            raise InputError("not a regular file (a device, pipe or socket); give a file", path)
-        if info.st_size > limit:
-            raise _too_big(path, f"{info.st_size:,} bytes", limit)
+        info = _readable(path, limit)
         with open(path, "rb") as handle:
             # a file may grow, or lie about its size (/proc): read past what it claims, up to
             # the limit (asking for the limit at once allocates that much on every read)
@@ -113,7 +107,7 @@ def read_bytes(path: Path, limit: int | None = None, within: Path | None = None)
             if len(data) > info.st_size:
                 data += handle.read(limit + 1 - len(data))
         if len(data) > limit:
-            raise _too_big(path, "more than that", limit)
+            raise too_big(path, "more than that", limit)
         return data
     except FileNotFoundError:
         raise InputError("no such file", path) from None
@@ -121,6 +115,30 @@ def read_bytes(path: Path, limit: int | None = None, within: Path | None = None)
         raise InputError("permission denied", path) from None
     except OSError as err:  # name too long, a loop of symlinks, an I/O error: still one line
         raise InputError(f"cannot read: {err.strerror or err}", path) from None
+
+
+def check_input(path: Path, limit: int | None = None) -> int:
+    """The size of a file read_bytes would read, or its one-line refusal (a directory, a
+    device, a missing file, one over the limit): for readers that read a file in chunks."""
+    try:
+        return _readable(path, input_limit() if limit is None else limit).st_size
+    except FileNotFoundError:
+        raise InputError("no such file", path) from None
+    except PermissionError:
+        raise InputError("permission denied", path) from None
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", path) from None
+
+
+def _readable(path: Path, limit: int) -> os.stat_result:
+    info = path.stat()
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError("is a directory; give a file", path)
+    if not stat.S_ISREG(info.st_mode):  # /dev/zero never ends, a FIFO blocks the open
+        raise InputError("not a regular file (a device, pipe or socket); give a file", path)
+    if info.st_size > limit:
+        raise too_big(path, f"{info.st_size:,} bytes", limit)
+    return info
 
 
 def _check_within(path: Path, root: Path) -> None:
@@ -158,7 +176,7 @@ def _plainly_inside(path: str, root: str) -> bool:
     return True
 
 
-def _too_big(path: Path, size: str, limit: int) -> InputError:
+def too_big(path: Path, size: str, limit: int) -> InputError:
     return InputError(
         f"file is {size}, over the {limit:,}-byte limit; "
         "cut it with the exporter, or raise CORPUS_MAX_INPUT_BYTES",
@@ -180,14 +198,14 @@ def parse_json(raw: bytes, path: Path) -> Any:
         raise _too_deep(path) from None
     except ValueError as err:  # an integer of more than 4300 digits
         raise InputError(f"not usable JSON: {str(err).split(';')[0]}", path) from None
-    return _mend_surrogates(data) if _SURROGATE_ESCAPE.search(raw) else data
+    return mend_surrogates(data) if _SURROGATE_ESCAPE.search(raw) else data
 
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _mend_surrogates(value: Any) -> Any:
+def mend_surrogates(value: Any) -> Any:
     """A lone `\\ud800` (a string cut inside a UTF-16 pair by an exporter) becomes U+FFFD.
 
     JSON allows it, UTF-8 cannot encode it: kept, it fails the first write of the case.
@@ -195,9 +213,9 @@ def _mend_surrogates(value: Any) -> Any:
     if isinstance(value, str):
         return _SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
-        return [_mend_surrogates(v) for v in value]
+        return [mend_surrogates(v) for v in value]
     if isinstance(value, dict):
-        return {_mend_surrogates(k): _mend_surrogates(v) for k, v in value.items()}
+        return {mend_surrogates(k): mend_surrogates(v) for k, v in value.items()}
     return value
 
 
@@ -263,15 +281,17 @@ _WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
 """UTF-16 LE's mark also starts UTF-32 LE's."""
 
 
-def check_depth(data: Any, path: Path, budget: int | None = None) -> Any:
+def check_depth(data: Any, path: Path, budget: int | None = None, depth: int = 0) -> Any:
     """Return `data`, or refuse it when lists and mappings nest deeper than MAX_DEPTH.
+
+    `depth`: how deep `data` itself sits in its document (a part of one read incrementally).
 
     `budget` caps the values a walk of the tree may meet: YAML aliases can make a few bytes
     stand for billions of values (the "billion laughs"), which every walker downstream would
     then visit. A document without aliases never holds more values than it has bytes.
     """
     level = [data] if isinstance(data, (dict, list)) else []  # only containers are queued
-    depth, seen = 0, 1
+    seen = 1
     while level:
         below: list[Any] = []
         for node in level:

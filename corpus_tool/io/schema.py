@@ -73,6 +73,36 @@ def part_errors(kind: str, prop: str, value: Any) -> list[ValidationError]:
     return _sorted_errors(_part_validator(kind, prop), value)
 
 
+def items_errors(kind: str, prop: str, items: list[Any]) -> list[ValidationError]:
+    """Schema errors of some items of a top-level list property (a streamed trace's events,
+    a batch at a time), paths relative to `items`; the compiled validator answers for valid
+    ones. The errors are those errors() gives at the items' place in the whole document."""
+    check = _compiled_part(kind, prop)
+    if check is not None:
+        try:
+            if check(items):
+                return []
+        except (ValueError, TypeError, OverflowError, RecursionError):
+            pass
+    return part_errors(kind, prop, items)
+
+
+@functools.cache
+def _compiled_part(kind: str, prop: str) -> Callable[[Any], bool] | None:
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return None
+    whole = load_schema(kind)
+    part = {
+        "$schema": whole["$schema"],
+        "$defs": whole.get("$defs", {}),
+        **whole["properties"][prop],
+    }
+    check: Callable[[Any], bool] = jsonschema_rs.validator_for(part).is_valid
+    return check
+
+
 @functools.cache
 def _part_validator(kind: str, prop: str) -> Draft202012Validator:
     from jsonschema import Draft202012Validator
@@ -121,6 +151,11 @@ def _leaves(error: ValidationError) -> list[ValidationError]:
     if error.context and error.validator in ("allOf", "anyOf", "oneOf"):
         return [leaf for sub in error.context for leaf in _leaves(sub)]
     return [error]
+
+
+def path_key(path: Any) -> tuple[str, ...]:
+    """The order errors() sorts paths in."""
+    return _path_key(path)
 
 
 def _path_key(path: Any) -> tuple[str, ...]:

@@ -388,3 +388,42 @@ def _answers(events: list[dict[str, Any]]) -> Iterator[Problem]:
                 "completeness.answer",
                 f"model call at seq {event.get('seq')} holds no answer (no text, no tool call)",
             )
+
+
+def summary(event: dict[str, Any]) -> dict[str, Any]:
+    """What problems() (and the drafted expectations: ids, tools, errors) read of one event,
+    and no more: a streamed run keeps this of each event, not the event. problems() of a body
+    whose events are summaries finds what it finds in the whole body."""
+    out = {k: event[k] for k in _SUMMARY_KEYS if k in event}
+    if "result" in event:
+        out["result"] = event["result"] if _wrapper(event["result"]) else None
+    for name in event.get("missing") or ():  # each field `missing` names is looked for
+        if name == "messages":
+            out["request"] = {"messages": (event.get("request") or {}).get("messages")}
+        elif isinstance(name, str) and name in event:
+            out[name] = event[name]
+    error = (event.get("extra") or {}).get("error")
+    if error is not None:
+        out["extra"] = {"error": error}
+    response = event.get("response")
+    if isinstance(response, dict):
+        out["response"] = _response_summary(response)
+    return out
+
+
+_SUMMARY_KEYS = (
+    "seq", "type", "tool", "call_id", "arguments", "error", "timestamp", "truncated", "missing",
+    "model",
+)  # fmt: skip
+
+
+def _response_summary(response: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {k: response[k] for k in ("tool_calls", "finish_reason") if k in response}
+    if "content" in response:
+        content = response["content"]
+        if isinstance(content, str):  # only whether it is blank is read
+            content = "" if not content.strip() else "text"
+        elif content is not None:
+            content = True
+        out["content"] = content
+    return out

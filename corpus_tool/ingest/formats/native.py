@@ -1,20 +1,28 @@
 """The native incident format: camelCase JSON, a flat event list ordered by seq.
 
-README.md, "The native incident format", describes it.
+README.md, "The native incident format", describes it. `NativeRun` reads one event at a
+time (what `corpus add` streams a long run with, author.streamed): the events as `event_of`
+converts them, in order, reused call ids renamed as they pass (call_ids.CallIds), what the run
+needs of all of them (the models, the `final` event) kept; the errors are the whole read's, in
+its order: a JSON syntax error anywhere (`NotStreamed`: the caller reads the file whole, whose
+parse says it) before an event's, an event's before those of the top-level keys.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from corpus_tool.errors import InputError
+from corpus_tool.ingest import SHAPE_ERRORS, shape_error
 from corpus_tool.ingest.body import models_of
-from corpus_tool.ingest.call_ids import unique_call_ids
+from corpus_tool.ingest.call_ids import CallIds, unique_call_ids
 from corpus_tool.ingest.imported import Imported
+from corpus_tool.io.json_stream import NotStreamed, StreamedObject
 from corpus_tool.model.values import parse_error
 
 EVENT_TYPES = (
@@ -100,11 +108,24 @@ _TOP = {
 
 
 def _body(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    _check_mcp_servers(data.get("mcpServers", {}), path)  # kept in `extra` (model/mcp.py)
+    check_mcp_servers(data.get("mcpServers", {}), path)  # kept in `extra` (model/mcp.py)
     events, final = _events(data["events"], path)
+    return body_of(data, events, final, path)
+
+
+def body_of(
+    data: dict[str, Any],
+    events: list[dict[str, Any]],
+    final: dict[str, Any] | None,
+    path: Path,
+    models: list[str] | None = None,
+) -> dict[str, Any]:
+    """The trace body of a native incident's top-level keys (`events` left out or not) and
+    its events in trace form; `models`: the events' models when `events` holds none (a
+    streamed run: the events are written as they come)."""
     agent: dict[str, Any] = data["agent"] if isinstance(data.get("agent"), dict) else {}
     body: dict[str, Any] = {
-        "recorded": _recorded(data, agent, events),
+        "recorded": _recorded(data, agent, models if models is not None else models_of(events)),
         "input": _input(data.get("input"), path),
         "events": events,
         "terminal": _terminal(final),
@@ -130,9 +151,7 @@ _AGENT = {
 }
 
 
-def _recorded(
-    data: dict[str, Any], agent: dict[str, Any], events: list[dict[str, Any]]
-) -> dict[str, Any]:
+def _recorded(data: dict[str, Any], agent: dict[str, Any], models: list[str]) -> dict[str, Any]:
     facts = {snake: agent[camel] for camel, snake in _AGENT.items() if camel in agent}
     schema_hash = facts.pop("tool_schema_hash", data.get("toolSchemaHash"))
     if "version" not in facts and data.get("appVersion") is not None:
@@ -142,7 +161,7 @@ def _recorded(
         if data.get(camel) is not None:
             recorded[key] = data[camel]
     recorded["agent"] = facts
-    recorded["models"] = models_of(events)
+    recorded["models"] = models
     if schema_hash is not None:
         recorded["tool_schema_hash"] = schema_hash
     return recorded
@@ -169,21 +188,31 @@ def _events(raw: list[Any], path: Path) -> tuple[list[dict[str, Any]], dict[str,
     events: list[dict[str, Any]] = []
     final: dict[str, Any] | None = None
     for index, event in enumerate(raw):
-        where = f"events[{index}]"
-        if not isinstance(event, dict):
-            raise InputError(f"{where} is not an object", path)
-        kind = event.get("type")
-        if kind not in EVENT_TYPES:
-            raise InputError(
-                f"{where}: unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}", path
-            )
-        if not isinstance(event.get("seq"), int) or isinstance(event.get("seq"), bool):
-            raise InputError(f"{where}: `seq` must be an integer", path)
-        if kind == "final":
+        converted = event_of(event, index, path)
+        if converted is None:
             final = event
-            continue
-        events.append(_CONVERTERS[kind](event, where, path))
+        else:
+            events.append(converted)
     return unique_call_ids(events), final
+
+
+def event_of(event: Any, index: int, path: Path) -> dict[str, Any] | None:
+    """`events[index]` of a native incident in trace form (its call ids as recorded:
+    call_ids.CallIds renames reused ones); None for the `final` event, which is the run's
+    terminal (body_of)."""
+    where = f"events[{index}]"
+    if not isinstance(event, dict):
+        raise InputError(f"{where} is not an object", path)
+    kind = event.get("type")
+    if kind not in EVENT_TYPES:
+        raise InputError(
+            f"{where}: unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}", path
+        )
+    if not isinstance(event.get("seq"), int) or isinstance(event.get("seq"), bool):
+        raise InputError(f"{where}: `seq` must be an integer", path)
+    if kind == "final":
+        return None
+    return _CONVERTERS[kind](event, where, path)
 
 
 def _split(event: dict[str, Any], known: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -360,7 +389,7 @@ _CONVERTERS: dict[str, Callable[[dict[str, Any], str, Path], dict[str, Any]]] = 
 }
 
 
-def _check_mcp_servers(raw: Any, path: Path) -> None:
+def check_mcp_servers(raw: Any, path: Path) -> None:
     """`mcpServers: {NAME: {tools: [...]}}`, the shape MCP host configurations use."""
     entries = raw.items() if isinstance(raw, dict) else [("", None)]
     for name, entry in entries:
@@ -371,3 +400,77 @@ def _check_mcp_servers(raw: Any, path: Path) -> None:
                 "{tools: [tool definitions]} (as tools/list answered)",
                 path,
             )
+
+
+class NativeRun:
+    """One native incident file, read once: `events()`, then `run()` (the body without its
+    events). `sniffed`: the format was not named, so a file native's sniff does not
+    recognise is not this reader's (NotStreamed at `run()`)."""
+
+    def __init__(self, path: Path, sniffed: bool, limit: int | None = None):
+        self.path, self.sniffed = path, sniffed
+        self._stream = StreamedObject(path, "events", limit)
+        self._ids = CallIds()
+        self._models: set[str] = set()
+        self._final: dict[str, Any] | None = None
+        self._error: InputError | None = None
+
+    def __enter__(self) -> NativeRun:
+        self._stream.__enter__()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stream.__exit__(kind, err, tb)
+
+    @property
+    def head(self) -> dict[str, Any]:
+        """The top-level keys written before the events (all of them, after `events()`)."""
+        return self._stream.fields
+
+    @property
+    def sha256(self) -> str:
+        """The file's hash, once it has been read to the end."""
+        return self._stream.sha256
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        """Every event but `final`, in trace form; after the first bad one, none (the rest of
+        the file is still read: a syntax error further on is what a whole read reports)."""
+        for index, raw in enumerate(self._stream.items()):
+            if self._error is not None:
+                continue
+            try:
+                event = event_of(raw, index, self.path)
+            except InputError as err:
+                self._error = err
+                continue
+            except SHAPE_ERRORS as err:
+                self._error = shape_error(IMPORTER.name, err, self.path)
+                continue
+            if event is None:
+                self._final = raw
+                continue
+            self._ids.rename(event)
+            self._models.update(models_of([event]))
+            yield event
+
+    def run(self) -> Imported:
+        """The run, its body holding no events (they were yielded); the whole read's errors."""
+        data = self._stream.fields
+        if self.sniffed and not ("traceId" in data or "schemaVersion" in data):
+            raise NotStreamed("not recognised as native: the whole read decides")
+        try:
+            check_mcp_servers(data.get("mcpServers", {}), self.path)
+            if self._error is not None:
+                raise self._error
+            body = body_of(data, [], self._final, self.path, sorted(self._models))
+        except SHAPE_ERRORS as err:
+            raise shape_error(IMPORTER.name, err, self.path) from None
+        trace_id, session_id = data.get("traceId"), data.get("sessionId")
+        return Imported(
+            format=IMPORTER.name,
+            body=body,
+            trace_id=None if trace_id is None else str(trace_id),
+            session_id=None if session_id is None else str(session_id),
+        )
