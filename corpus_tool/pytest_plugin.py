@@ -7,8 +7,10 @@ Without `--corpus` the plugin does nothing.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,12 +22,18 @@ from corpus_tool.io import escapes
 from corpus_tool.store.corpus import CONFIG_NAME, Corpus, find_root, locate, open_corpus
 
 if TYPE_CHECKING:
+    from corpus_tool.replay.cases import CaseResult, LoadedCase
+    from corpus_tool.replay.runner import RunOptions
     from corpus_tool.replay.workers.pool import Pool
+    from corpus_tool.validate.run import Caches, ValidationRun
     from corpus_tool.waivers.book import Book
 
 _POOL = pytest.StashKey["Pool"]()
 _CORPUS = pytest.StashKey[Corpus]()
 _BOOK = pytest.StashKey["Book"]()
+_VALIDATION: pytest.StashKey[tuple[Caches, ValidationRun]] = pytest.StashKey()
+_REPLAYS = pytest.StashKey["Replays"]()
+_ORDER = pytest.StashKey["list[str]"]()
 
 MARKERS = {
     "tier_fast": "corpus case of tier fast (every commit)",
@@ -141,10 +149,112 @@ def _pool(config: pytest.Config, corpus: Corpus) -> Pool:
     return pool
 
 
+def _validation(config: pytest.Config, corpus: Corpus) -> ValidationRun:
+    """The validation run cases are read through, as `corpus check` reads them: a case whose
+    files are in the findings cache is read from the parsed-document cache, not parsed."""
+    from corpus_tool.validate.run import Caches, ValidationRun, relative_to
+
+    made = config.stash.get(_VALIDATION, None)
+    if made is None:
+        caches = Caches(os.environ)
+        show = relative_to(config.invocation_params.dir)
+        run = ValidationRun(corpus, date.today(), show, os.environ, caches.get(corpus.root))
+        made = config.stash[_VALIDATION] = (caches, run)
+    return made[1]
+
+
+def _load(run: ValidationRun, case_id: str) -> LoadedCase:
+    """A case for replay from what validation read and parsed (its findings are `corpus
+    validate`'s to report; a broken file is the item's error, named by load_case)."""
+    from corpus_tool.replay.cases import load_case
+
+    checked = run.case(case_id, documents_wanted=True)
+    return load_case(run.corpus, case_id, checked.valid, checked.documents)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The order this process will run its case items in: one replay run streams them. Under
+    pytest-xdist a process runs the items it is handed, not known ahead: none is replayed
+    before pytest names it as the next (`pytest_runtest_protocol`), so no case runs twice."""
+    config = session.config
+    if CORPUS_ROOT in config.stash and not hasattr(config, "workerinput"):
+        config.stash[_ORDER] = [i.name for i in session.items if isinstance(i, CaseItem)]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    if isinstance(item, CaseItem):
+        item.coming = nextitem.name if isinstance(nextitem, CaseItem) else None
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
+    replays = config.stash.get(_REPLAYS, None)
+    if replays is not None:
+        replays.close()
     pool = config.stash.get(_POOL, None)
     if pool is not None:
         pool.close()
+    validation = config.stash.get(_VALIDATION, None)
+    if validation is not None:
+        validation[0].save()
+
+
+class Replays:
+    """The verdicts of this process's case items from one replay run, as `corpus check` runs
+    it: the next cases are read and replayed while pytest reports the current one.
+
+    In one process a run covers the items from the one asked for to the last, in the order
+    pytest runs them; under pytest-xdist, the one asked for and the next pytest names (`order`
+    is empty there). Asked for a case the run will not yield, the run stops reading, its cases
+    in flight finish and are kept, and a run from the asked-for case begins.
+    """
+
+    def __init__(
+        self, order: list[str], start: Callable[[list[str], Callable[[], bool]], Iterator[Any]]
+    ) -> None:
+        self._order = {case_id: place for place, case_id in enumerate(order)}
+        self._ids = order
+        self._start = start
+        self._ready: dict[str, CaseResult] = {}
+        self._run: Iterator[CaseResult] | None = None
+        self._coming: set[str] = set()  # ids the current run will still yield
+        self._stopped = False
+
+    def result(self, case_id: str, coming: str | None = None) -> CaseResult:
+        """The case's verdict (a run that raised, an agent that cannot be imported, is the
+        item's error, and the next item starts a new run)."""
+        if case_id in self._ready:
+            return self._ready.pop(case_id)
+        if self._run is None or case_id not in self._coming:
+            self._restart(case_id, coming)
+        assert self._run is not None
+        try:
+            for result in self._run:
+                self._coming.discard(result.case)
+                if result.case == case_id:
+                    return result
+                self._ready[result.case] = result
+        except BaseException:
+            self._run, self._coming = None, set()
+            raise
+        raise LookupError(f"the replay run gave no verdict for case {case_id}")
+
+    def _restart(self, case_id: str, coming: str | None) -> None:
+        self.close()
+        place = self._order.get(case_id)
+        ids = self._ids[place:] if place is not None else [case_id, *([coming] if coming else [])]
+        self._stopped = False
+        self._coming = set(ids)
+        self._run = self._start(ids, lambda: self._stopped)
+
+    def close(self) -> None:
+        """Stop the current run: what it has in flight finishes and is kept."""
+        if self._run is None:
+            return
+        self._stopped = True
+        for result in self._run:
+            self._ready[result.case] = result
+        self._run, self._coming = None, set()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -158,10 +268,11 @@ class CorpusFile(pytest.File):
     """corpus.yaml: one item per case, sorted by id."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        corpus = open_corpus(self.path.parent, self.path.parent)
+        corpus = _corpus(self.config, self.path.parent)
+        run = _validation(self.config, corpus)
         for case_id in _selected(corpus.case_ids(), self.config.getoption("corpus_case")):
             item = CaseItem.from_parent(self, name=case_id)
-            _mark(item, corpus.case_dir(case_id) / "expected.yaml")
+            _mark(item, _expected_doc(run, case_id))
             yield item
 
 
@@ -174,13 +285,21 @@ def _marker_name(prefix: str, value: str) -> str:
     return prefix + re.sub(r"\W", "_", value)
 
 
-def _mark(item: pytest.Item, expected_path: Path) -> None:
+def _expected_doc(run: ValidationRun, case_id: str) -> Any:
+    """expected.yaml's document: the parsed-document cache's when the case is cached, else
+    parsed; None when it cannot be (the item itself reports the broken file when it runs)."""
     from corpus_tool.io import files
 
+    kept = run.case(case_id, documents_wanted=True).documents
+    if "expected" in kept:
+        return kept["expected"]
     try:
-        expected = files.read_yaml(expected_path)
+        return files.read_yaml(run.corpus.case_dir(case_id) / "expected.yaml")
     except CorpusError:
-        return  # the item itself reports the broken file when it runs
+        return None
+
+
+def _mark(item: pytest.Item, expected: Any) -> None:
     if not isinstance(expected, dict):
         return
     item.add_marker(_marker_name("tier_", str(expected.get("tier", "fast"))))
@@ -192,6 +311,34 @@ def _mark(item: pytest.Item, expected_path: Path) -> None:
         item.add_marker(pytest.mark.xfail(reason="known_unknown: never counted", strict=False))
 
 
+def _options(config: pytest.Config, cases: tuple[str, ...]) -> RunOptions:
+    from corpus_tool.replay.runner import RunOptions
+
+    mode = config.getoption("corpus_mode", default=None)
+    model = config.getoption("corpus_model", default=None)
+    return RunOptions(cases, mode, model=model)
+
+
+def _replays(config: pytest.Config, root: Path) -> Replays:
+    """This process's replay run over its case items (made at the first item)."""
+    replays = config.stash.get(_REPLAYS, None)
+    if replays is not None:
+        return replays
+    from corpus_tool.grade import grade_checks
+    from corpus_tool.replay.runner import run_cases
+
+    corpus = _corpus(config, root)
+    load = functools.partial(_load, _validation(config, corpus))
+    pool = _pool(config, corpus)
+
+    def start(ids: list[str], stop: Callable[[], bool]) -> Iterator[CaseResult]:
+        options = _options(config, tuple(ids))
+        return run_cases(corpus, ids, options, grader=grade_checks, load=load, pool=pool, stop=stop)
+
+    replays = config.stash[_REPLAYS] = Replays(config.stash.get(_ORDER, []), start)
+    return replays
+
+
 class CaseFailed(Exception):
     """A case failed or could not run; the message is the report."""
 
@@ -199,20 +346,17 @@ class CaseFailed(Exception):
 class CaseItem(pytest.Item):
     """One case: replay and grade it like `corpus replay CASE`, in this process's worker."""
 
+    coming: str | None = None
+    """The case of the item pytest runs after this one, when it is one (xdist: the next case
+    known to be this process's)."""
+
     def runtest(self) -> None:
-        from corpus_tool.grade import grade_checks
         from corpus_tool.model.results import Verdict
         from corpus_tool.replay import results
-        from corpus_tool.replay.runner import RunOptions, run_cases
         from corpus_tool.waivers.book import waive
 
-        corpus = _corpus(self.config, self.path.parent)
-        mode = self.config.getoption("corpus_mode", default=None)
-        model = self.config.getoption("corpus_model", default=None)
-        options = RunOptions((self.name,), mode, model=model)
-        pool = _pool(self.config, corpus)
-        [result] = run_cases(corpus, [self.name], options, grader=grade_checks, pool=pool)
-        result = waive(result, _book(self.config, corpus))
+        result = _replays(self.config, self.path.parent).result(self.name, self.coming)
+        result = waive(result, _book(self.config, _corpus(self.config, self.path.parent)))
         if result.verdict is Verdict.SKIPPED:
             pytest.skip(result.reason or "skipped")
         if result.verdict is Verdict.WAIVED:  # it failed; a reviewed waiver expects that, for now

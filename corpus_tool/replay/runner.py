@@ -98,6 +98,7 @@ def run_cases(
     grader: GradeRun,
     load: Load | None = None,
     pool: Pool | None = None,
+    stop: Callable[[], bool] = lambda: False,
 ) -> Iterator[CaseResult]:
     """Each case's verdict, in the order of `ids` whatever order the workers finish in.
 
@@ -107,7 +108,9 @@ def run_cases(
     first (`Snapshot`), and one changed since is an error for its case.
 
     `pool` (the pytest plugin's, kept across items) is used and left running; without it the
-    run starts its own, `options.workers` wide, only once a case needs an agent.
+    run starts its own, `options.workers` wide, only once a case needs an agent. Once `stop()`
+    is true no further case is read: the run ends with the verdicts of the cases in flight
+    (the plugin's, when pytest runs an item other than the next one; the workers keep going).
     """
     with LiveRun.open(
         corpus,
@@ -117,7 +120,7 @@ def run_cases(
         options.min_pass_rate,
         options.timeout_s,
     ) as live:  # before any case: a bad replay.live_model is exit 2 here
-        yield from _run_cases(corpus, ids, options, grader, load, pool, live)
+        yield from _run_cases(corpus, ids, options, grader, load, pool, live, stop)
 
 
 def _run_cases(
@@ -128,6 +131,7 @@ def _run_cases(
     load: Load | None,
     pool: Pool | None,
     live: LiveRun,
+    stop: Callable[[], bool],
 ) -> Iterator[CaseResult]:
     snapshot = Snapshot.take(corpus, ids)
     order = _InOrder()
@@ -136,7 +140,7 @@ def _run_cases(
     def jobs() -> Iterator[Job]:
         reader = load or functools.partial(load_case, corpus)
         numbers = itertools.count()  # the pool numbers jobs in the order it takes them
-        for entry in _entries(corpus, ids, options, reader, snapshot):
+        for entry in _entries(corpus, ids, options, reader, snapshot, stop):
             if isinstance(entry, CaseResult):
                 order.add(entry)
                 continue
@@ -233,9 +237,16 @@ class _InOrder:
 
 
 def _entries(
-    corpus: Corpus, ids: Sequence[str], options: RunOptions, load: Load, snapshot: Snapshot
+    corpus: Corpus,
+    ids: Sequence[str],
+    options: RunOptions,
+    load: Load,
+    snapshot: Snapshot,
+    stop: Callable[[], bool],
 ) -> Iterator[LoadedCase | CaseResult]:
     for case_id in ids:
+        if stop():
+            return
         try:
             loaded = load(case_id)
             snapshot.check(case_id)

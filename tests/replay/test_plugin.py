@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -159,7 +163,10 @@ def run(case_input, rt):
 """
 
 
-def test_plugin_under_xdist_replays_each_case_once_in_a_worker(tmp_path: Path) -> None:
+@pytest.mark.parametrize("processes", [("-n", "2"), ("-p", "no:xdist")])
+def test_plugin_replays_each_case_once_in_one_process_or_under_xdist(
+    tmp_path: Path, processes: tuple[str, str]
+) -> None:
     from tests.replay.two_cases import two_case_corpus
 
     corpus = two_case_corpus(tmp_path, "pass")
@@ -170,7 +177,7 @@ def test_plugin_under_xdist_replays_each_case_once_in_a_worker(tmp_path: Path) -
     log = tmp_path / "runs.log"
     os.environ["RUN_LOG"] = str(log)  # inherited by pytest, passed on to the replay workers
     try:
-        done = pytest_run("--corpus", str(corpus), "-n", "2", "-q")
+        done = pytest_run("--corpus", str(corpus), *processes, "-q")
     finally:
         del os.environ["RUN_LOG"]
     assert done.returncode == 0, done.stdout + done.stderr
@@ -180,3 +187,33 @@ def test_plugin_under_xdist_replays_each_case_once_in_a_worker(tmp_path: Path) -
         ["查一下 A100 库存", "Order O-1001 arrived broken, please refund it."]
     )
     assert "counted" not in done.stdout  # the agent's prints stay in its captured output
+
+
+def test_a_warm_plugin_run_parses_no_case_file_and_gives_the_same_verdicts(
+    tmp_path: Path,
+) -> None:
+    """The plugin reads cases as `corpus check` does: through the findings cache and the
+    parsed-document cache, so a second run over unchanged files parses none of them."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "examples" / "corpus", corpus)
+    case_files = {
+        hashlib.sha256(p.read_bytes()).hexdigest() for p in (corpus / "cases").glob("*/*.yaml")
+    }
+    log = tmp_path / "parses.log"
+    os.environ["PARSE_LOG"] = str(log)
+    runs, parsed = [], []
+    try:
+        for _ in range(2):
+            log.write_text("", encoding="utf-8")
+            argv = ("-p", "tests.replay.parse_log", "--corpus", str(corpus), "-q", "-rx")
+            runs.append(pytest_run(*argv, "-p", "no:xdist", wide=True))
+            parsed.append(case_files.intersection(log.read_text(encoding="utf-8").split()))
+    finally:
+        del os.environ["PARSE_LOG"]
+    cold, warm = runs
+    assert cold.returncode == warm.returncode == 0, cold.stdout + cold.stderr
+    assert "4 passed, 2 xfailed" in warm.stdout, warm.stdout
+    summary = [line for line in cold.stdout.splitlines() if line.startswith("XFAIL")]
+    assert summary == [line for line in warm.stdout.splitlines() if line.startswith("XFAIL")]
+    assert len(parsed[0]) == len(case_files), parsed  # the log sees the cold run's parses
+    assert parsed[1] == set()

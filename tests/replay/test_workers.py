@@ -233,3 +233,20 @@ def test_an_agent_hanging_at_import_is_one_line_naming_the_start_limit(tmp_path:
     line = done.stderr.strip()
     assert "\n" not in line and "did not start within 10 s" in line, line
     assert "stuck at hostile_agent.py:1 in <module>" in line, line
+
+
+def test_a_worker_runs_the_grading_process_s_own_corpus_tool(tmp_path: Path) -> None:
+    """Another copy of the package first on the worker's path (PYTHONPATH passed by replay.env:
+    an older release, another checkout's editable install) is not the one the worker runs."""
+    decoy = tmp_path / "decoy" / "corpus_tool"
+    decoy.mkdir(parents=True)
+    (decoy / "__init__.py").write_text("raise SystemExit('the decoy corpus_tool was imported')\n")
+    corpus_dir = two_case_corpus(tmp_path, "pass")
+    corpus = open_corpus(corpus_dir, corpus_dir)
+    launch = launch_for(corpus, 5)
+    env = {**launch.env, "PYTHONPATH": str(decoy.parent)}
+    with Pool(dataclasses.replace(launch, env=env)) as pool:
+        results = list(
+            run_cases(corpus, corpus.case_ids(), RunOptions(), grader=grade_checks, pool=pool)
+        )
+    assert [r.verdict for r in results] == ["passed", "passed"], results

@@ -43,9 +43,15 @@ from corpus_tool.replay.workers.model_link import PipeModel
 from corpus_tool.store.corpus import Corpus
 
 BOOT = (
-    "import sys; sys.path.append(sys.argv[1]); "
+    "import sys; sys.path.insert(0, sys.argv[1]); import corpus_tool; "
+    "sys.path.remove(sys.argv[1]); sys.path.append(sys.argv[1]); "
     "from corpus_tool.replay.workers.worker import main; main()"
 )
+"""The worker's program. `corpus_tool` is imported from the grading process's own package
+directory, first on sys.path for that one import: another copy that the interpreter's path
+finds first (an editable install of another checkout, an older release in site-packages) would
+speak another version of the wire. The directory then goes last, where it was: the agent's
+imports resolve as they would without it."""
 THREAD_GRACE_S = 0.2
 """How long threads the agent started may take to finish after it returned."""
 MAX_OUTPUT = 64 * 1024
