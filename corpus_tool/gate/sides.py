@@ -15,6 +15,8 @@ from corpus_tool.replay.cases import CaseResult
 from corpus_tool.replay.results import document
 from corpus_tool.replay.runner import RunOptions, run
 from corpus_tool.store.corpus import CONFIG_NAME, Corpus, load_config
+from corpus_tool.validate.documents import DocumentCache
+from corpus_tool.validate.loading import cached_load
 from corpus_tool.waivers.book import read_book, waive
 
 Say = Callable[[CaseResult], None]
@@ -37,8 +39,11 @@ def replay_side(
     today: date,
     say: Say,
     label: str,
+    documents: DocumentCache | None = None,
 ) -> Results:
-    """The results document of replaying `ids` (those the side has) with its own waivers."""
+    """The results document of replaying `ids` (those the side has) with its own waivers;
+    `documents`: where the parsed case files are kept between runs (an unchanged one is not
+    parsed again)."""
     if corpus is None:
         return empty_document()
     book = read_book(corpus, today)
@@ -51,7 +56,15 @@ def replay_side(
         say(results[-1])
 
     try:
-        run(corpus, wanted, replace(options, cases=tuple(wanted)), seen, grader=grade_checks)
+        load = cached_load(corpus, documents) if documents is not None else None
+        run(
+            corpus,
+            wanted,
+            replace(options, cases=tuple(wanted)),
+            seen,
+            grader=grade_checks,
+            load=load,
+        )
     except CorpusError as err:  # say which side could not run: the paths are temporary
         raise InputError(f"{label}: {err.message}", err.path, err.line) from None
     return results_of(document(corpus, results, "replay", book.entries()))
