@@ -200,11 +200,11 @@ class _CaseReader:
         self._plain = _NOFOLLOW != 0 and not corpus.cases_dir.is_symlink()
 
     def read(self, case_id: str) -> dict[str, bytes] | None:
-        folder = os.path.join(self._cases, case_id)
+        folder = f"{self._cases}{os.sep}{case_id}"
         plain = self._plain and not os.path.islink(folder)
         raws = {}
         for kind in KINDS:
-            path = os.path.join(folder, f"{kind}.yaml")
+            path = f"{folder}{os.sep}{kind}.yaml"
             raw = _plain_read(path, self._limit) if plain else None
             if raw is None:
                 try:
@@ -229,11 +229,10 @@ def _plain_read(path: str, limit: int) -> bytes | None:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
-        chunks = [os.read(fd, info.st_size + 1)]
-        while chunks[-1] and sum(map(len, chunks)) <= info.st_size:
-            chunks.append(os.read(fd, info.st_size + 1))
-        data = b"".join(chunks)
-        return data if len(data) == info.st_size else None  # grew or shrank: read_bytes decides
+        # One read: a regular file gives what it has up to the count asked, so exactly its
+        # size means the whole file; more (it grew) or less (it shrank): read_bytes decides.
+        data = os.read(fd, info.st_size + 1)
+        return data if len(data) == info.st_size else None
     except OSError:
         return None
     finally:
