@@ -1,6 +1,6 @@
 """Is the CLI's output on the example corpus the same as at another revision?
 
-    python bench/compare_cli.py BASE_REV
+    python bench/compare_cli.py BASE_REV [--cache mixed|cold|warm] [--base-cache MODE]
 
 Checks out BASE_REV into a temporary git worktree and, for each tree, copies its example corpus,
 incidents and agent into a scratch git repository (pinned author and dates, so commits hash the
@@ -14,10 +14,20 @@ durations, the scratch directory, a fresh key; the scratch commits' hashes, whic
 the two trees' examples do). Exit 0 when every output is byte-identical, 1 with a unified diff of
 each one that is not; the last line says how many were compared. What a refactor promises ("no
 user sees a difference") is checked by running it: about a minute and a half on 2 cores.
+
+`--cache` says what the caches (findings, parsed documents, affected's facts) hold when each
+step runs, on both sides unless `--base-cache` says otherwise for the base: `mixed` (the
+default) one cache for the whole sequence, as a user's runs share one, so a step finds what the
+steps before it left; `cold` an empty cache for every step, so nothing is ever read from one;
+`warm` the whole sequence run once to fill the cache, then (the scratch repository made again,
+byte for byte) run again and compared, so every step finds the entries of the very files it
+reads. `BASE_REV --base-cache cold --cache warm` with BASE_REV the checkout's own HEAD compares
+a warm run with a cold one of the same code: the caches never change an output.
 """
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import json
 import os
@@ -231,8 +241,20 @@ _FRESH_KEY = [(re.compile(r"k-[0-9a-f]{12}"), "k-X"), (re.compile(r"^\S{40,}$", 
 _FRESH = {"keygen", "keygen-output"}
 
 
-def outputs(tree: Path, scratch: Path) -> dict[str, str]:
-    """Every output of every step, run with `tree`'s code on a copy of `tree`'s examples."""
+MODES = ("mixed", "cold", "warm")
+
+
+def outputs(tree: Path, scratch: Path, cache: str = "mixed") -> dict[str, str]:
+    """Every output of every step, run with `tree`'s code on a copy of `tree`'s examples, the
+    caches as `cache` says (MODES)."""
+    if cache == "warm":  # a first pass fills the cache; the same steps on the same files again
+        _pass(tree, scratch, "mixed")
+        for made in ("repo", "out", "unread"):
+            shutil.rmtree(scratch / made)
+    return _pass(tree, scratch, cache)
+
+
+def _pass(tree: Path, scratch: Path, cache: str) -> dict[str, str]:
     work = scratch / "repo"
     _scratch_repo(tree, work)
     env = {
@@ -247,8 +269,10 @@ def outputs(tree: Path, scratch: Path) -> dict[str, str]:
     for name, line in STEPS:
         if name == GIT:
             _git(work, *shlex.split(line))
-        else:
-            found.update(_run_step(name, line, work, env))
+            continue
+        if cache == "cold":  # an empty cache of its own: nothing this step reads was kept
+            env["CORPUS_CACHE_DIR"] = str(scratch / "cold" / name)
+        found.update(_run_step(name, line, work, env))
     kept = (
         p for p in work.rglob("*") if p.is_file() and not {".git", "__pycache__"} & set(p.parts)
     )
@@ -328,21 +352,25 @@ def _commit_blank(n: int) -> Callable[[re.Match[str]], str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
+    parser = argparse.ArgumentParser(prog="compare_cli", description=__doc__.split("\n")[0])
+    parser.add_argument("base", metavar="BASE_REV")
+    parser.add_argument("--cache", choices=MODES, default="mixed")
+    parser.add_argument("--base-cache", choices=MODES, help="the base side's (default: --cache)")
+    args = parser.parse_args(argv)
+    modes = (args.base_cache or args.cache, args.cache)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base"
         subprocess.run(
-            ["git", "worktree", "add", "--detach", "-q", str(base), argv[0]], cwd=ROOT, check=True
+            ["git", "worktree", "add", "--detach", "-q", str(base), args.base], cwd=ROOT, check=True
         )
         try:
             with ThreadPoolExecutor(2) as pool:  # the two sides share nothing: run them at once
                 scratch = (Path(tmp) / "before", Path(tmp) / "after")
-                before, after = pool.map(outputs, (base, ROOT), scratch)
+                before, after = pool.map(outputs, (base, ROOT), scratch, modes)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=ROOT)
-    return report(before, after, argv[0])
+    caches = modes[1] if modes[0] == modes[1] else f"{modes[1]} against {modes[0]}"
+    return report(before, after, f"{args.base} (caches: {caches})")
 
 
 def report(before: dict[str, str], after: dict[str, str], rev: str) -> int:

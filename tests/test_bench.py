@@ -61,6 +61,18 @@ def test_the_bench_command_measures_every_figure_on_a_tiny_corpus(tmp_path: Path
         if row["target"] and row["baseline"] and row["baseline_value"] is not None:
             assert row["ratio"] is not None or row["baseline_value"] == 0, row
     assert all(v != "not installed" for v in document["machine"]["versions"].values())
+    scale = [r["measure"] for r in rows if r["figure"] == "scale"]
+    for measure in (  # issue 27's rows at the scale corpus's size (40 cases in a tiny run)
+        "corpus validate, warm, 40 cases",
+        "validate --staged, one staged case (the hook), among 40 cases",
+        "corpus affected, warm, 40 cases, one case changed",
+        "corpus gate --base main, warm, 40 cases, one case changed",
+        "corpus check, warm (validation cached), 40 cases",
+        "peak memory, validate warm, 40 cases",
+        "peak memory, check warm, 40 cases",
+        "peak memory, gate, one case changed, 40 cases",
+    ):
+        assert measure in scale, (measure, scale)
     table = done.stdout
     assert table.count("\n| ") == len(rows) + 1 and "met" in table.splitlines()[0]
 

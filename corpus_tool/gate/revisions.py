@@ -28,6 +28,8 @@ from corpus_tool.select.changed import resolve_sides, select_changed
 from corpus_tool.select.git import WORKTREE, Repository
 from corpus_tool.select.layout import Layout
 from corpus_tool.store.corpus import Corpus
+from corpus_tool.validate.cache import cache_dir
+from corpus_tool.validate.documents import DocumentCache
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,9 @@ def compare_revisions(
     cache = FactCache.load(repo.cache_dir())
     selection = select_changed(repo, layout, sides, root, cache)
     cache.save()
+    # both sides' case files are read through one document cache, the working tree's (the
+    # base checkout is temporary); its keys are the files' bytes, so an unchanged file is shared
+    documents = DocumentCache(cache_dir(root, os.environ))
     ids = list(selection.cases.ids) if asked.all else selection.selected()
     removed = tuple(r.id for r in selection.removed)
     base_label = f"{asked.base} (merge base {sides.merge_base[:12]})"
@@ -81,16 +86,23 @@ def compare_revisions(
         base_corpus = open_side(old / layout.prefix, f"base {base_label}")
         if asked.auto is not None:
             head_corpus = open_side(head_root, f"head {head_label}")
-            base, head = _rounds(asked, (base_corpus, head_corpus), ids, options, today, tell, say)
+            corpora = (base_corpus, head_corpus)
+            base, head = _rounds(asked, corpora, ids, options, today, tell, say, documents)
         else:
-            base = replay_side(base_corpus, ids, options, today, say, f"base {base_label}")
+            base_side = f"base {base_label}"
+            base = replay_side(
+                base_corpus, ids, options, today, say, base_side, documents=documents
+            )
             if given is not None:
                 head_label = f"{head_label}, as {asked.head_results} records it"
                 head = given
             else:
                 tell(f"head: {head_label}")
                 head_corpus = open_side(head_root, f"head {head_label}")
-                head = replay_side(head_corpus, ids, options, today, say, f"head {head_label}")
+                head_side = f"head {head_label}"
+                head = replay_side(
+                    head_corpus, ids, options, today, say, head_side, documents=documents
+                )
         if asked.all and base_corpus is not None:  # read before the checkout goes
             removed = tuple(sorted(set(removed) | (set(base_corpus.case_ids()) - set(ids))))
     return Compared(base, head, removed, base_label, head_label, changed)
@@ -104,6 +116,7 @@ def _rounds(
     today: date,
     tell: Tell,
     say: Say,
+    documents: DocumentCache | None = None,
 ) -> tuple[Results, Results]:
     """--repeat auto: ROUND attempts per side at a time, until each case is settled or has
     --max-repeat attempts (gate/rounds.py). Each side's workers are kept across the rounds."""
@@ -116,9 +129,9 @@ def _rounds(
             step = min(ROUND, top - done)
             run = replace(options, repeat=step)
             tell(f"round {done // ROUND + 1}: {len(pending)} case(s), {step} attempt(s) per side")
-            more = replay_side(corpora[0], pending, run, today, say, "base", base_pool)
+            more = replay_side(corpora[0], pending, run, today, say, "base", base_pool, documents)
             base = merged(base, more)
-            more = replay_side(corpora[1], pending, run, today, say, "head", head_pool)
+            more = replay_side(corpora[1], pending, run, today, say, "head", head_pool, documents)
             head = merged(head, more)
             done += step
             pending = still_open(base, head, pending, top, asked.settings)

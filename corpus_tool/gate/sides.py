@@ -22,6 +22,8 @@ from corpus_tool.replay.runner import RunOptions, run_cases
 from corpus_tool.replay.workers.launch import launch_for
 from corpus_tool.replay.workers.pool import Pool
 from corpus_tool.store.corpus import CONFIG_NAME, Corpus, load_config
+from corpus_tool.validate.documents import DocumentCache
+from corpus_tool.validate.loading import cached_load
 from corpus_tool.waivers.book import read_book, waive
 
 Say = Callable[[CaseResult], None]
@@ -61,9 +63,12 @@ def replay_side(
     say: Say,
     label: str,
     pool: Pool | None = None,
+    documents: DocumentCache | None = None,
 ) -> Results:
     """The results document of replaying `ids` (those the side has) with its own waivers;
-    `pool`: workers kept from an earlier round (side_pool), else the replay starts its own."""
+    `pool`: workers kept from an earlier round (side_pool), else the replay starts its own;
+    `documents`: where the parsed case files are kept between runs (an unchanged one is not
+    parsed again)."""
     if corpus is None:
         return empty_document()
     book = read_book(corpus, today)
@@ -72,7 +77,8 @@ def replay_side(
     results: list[CaseResult] = []
     asked = replace(options, cases=tuple(wanted))
     try:
-        for result in run_cases(corpus, wanted, asked, grader=grade_checks, pool=pool):
+        load = cached_load(corpus, documents) if documents is not None else None
+        for result in run_cases(corpus, wanted, asked, grader=grade_checks, load=load, pool=pool):
             results.append(waive(result, book))
             say(results[-1])
     except CorpusError as err:  # say which side could not run: the paths are temporary

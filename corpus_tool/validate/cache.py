@@ -32,8 +32,9 @@ from corpus_tool.model.findings import Finding
 from corpus_tool.validate.documents import DocumentCache
 from corpus_tool.version import __version__
 
-FORMAT = 1
-"""Bump when entries are read differently: older files are then ignored."""
+FORMAT = 2
+"""Bump when entries are read differently: older files are then ignored. 2: each distinct
+entry is written once (`values`), each key names its entry by position (`entries`)."""
 FILE_NAME = "validate-findings.json"
 SPARE_ENTRIES = 1000
 """Entries kept beyond those a run used (other branches, other keys), past twice as many used.
@@ -58,11 +59,23 @@ class FindingsCache:
     """Entries by key, loaded from and saved to one file; beside them, under the same keys,
     the parsed documents of each case (`documents`, one file per entry)."""
 
-    def __init__(self, path: Path | None, entries: dict[str, Any], most_used: int = 0) -> None:
+    def __init__(
+        self,
+        path: Path | None,
+        entries: dict[str, Any],
+        most_used: int = 0,
+        values: list[Any] | None = None,
+    ) -> None:
+        """`entries`: key -> position in `values`, the distinct entries as _encode writes them
+        (most cases of a corpus have the same: no finding, both files valid, one key id, so a
+        corpus of 100,000 cases holds a few hundred values and 100,000 small integers)."""
         self.path = path
         self._most_used = most_used
         self.documents = DocumentCache(path.parent if path is not None else None)
         self._entries = entries
+        self._values = values if values is not None else []
+        self._decoded: dict[int, Entry | None] = {}  # position -> entry, decoded once
+        self._positions: dict[str, int] | None = None  # a value's JSON -> its position (put)
         self._used: set[str] = set()
         self.hits = 0
         self.added = 0
@@ -76,19 +89,32 @@ class FindingsCache:
             return cls(path, {})
         most = body.get("most_used")
         most = most if isinstance(most, int) and not isinstance(most, bool) else 0
-        return cls(path, body["entries"], max(most, 0))
+        return cls(path, body["entries"], max(most, 0), body["values"])
 
     def get(self, key: str) -> Entry | None:
         """The entry under `key`, if there is one of the right shape."""
         self._used.add(key)
-        entry = _decode(self._entries.get(key))
+        entry = self._entry(self._entries.get(key))
         self.hits += entry is not None
         return entry
+
+    def _entry(self, position: Any) -> Entry | None:
+        if position.__class__ is not int or not 0 <= position < len(self._values):
+            return None  # no entry, or not a position (a bool is no int here)
+        if position not in self._decoded:
+            self._decoded[position] = _decode(self._values[position])
+        return self._decoded[position]
 
     def put(self, key: str, entry: Entry) -> None:
         """Remember an entry (written by save())."""
         self._used.add(key)
-        self._entries[key] = _encode(entry)
+        value = _encode(entry)
+        if self._positions is None:
+            self._positions = {_json(v): n for n, v in enumerate(self._values)}
+        position = self._positions.setdefault(_json(value), len(self._values))
+        if position == len(self._values):
+            self._values.append(value)
+        self._entries[key] = position
         self.added += 1
 
     def save(self) -> None:
@@ -101,11 +127,30 @@ class FindingsCache:
             dropped = [k for k in self._entries if k not in self._used]
             self._entries = {k: v for k, v in self._entries.items() if k in self._used}
             self.documents.remove(dropped)
-        body = {"entries": self._entries, "most_used": most}
+        entries, values = self._compacted()
+        body = {"entries": entries, "values": values, "most_used": most}
         text = files.checksummed_text(FORMAT, body) if self.added else None
         # A read-only .git or a full disk is no reason to fail: the next run validates again.
         with contextlib.suppress(OSError, CorpusError):
             files.save_cache(self.path, text)
+
+    def _compacted(self) -> tuple[dict[str, int], list[Any]]:
+        """The entries and the values they name, those no entry names left out."""
+        kept: dict[int, int] = {}
+        values: list[Any] = []
+        entries: dict[str, int] = {}
+        for key, position in self._entries.items():
+            if self._entry(position) is None:
+                continue  # of no shape this tool reads: dropped
+            if position not in kept:
+                kept[position] = len(values)
+                values.append(self._values[position])
+            entries[key] = kept[position]
+        return entries, values
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
 
 
 def case_key(context: str, case_id: str, contents: Iterable[bytes]) -> str:
@@ -209,8 +254,9 @@ def _verified_entries(path: Path) -> dict[str, Any] | None:
 
 def _verified_body(path: Path) -> dict[str, Any] | None:
     data = files.read_checksummed(path, FORMAT)
-    entries = data.get("entries") if data is not None else None
-    return data if data is not None and isinstance(entries, dict) else None
+    if data is None or not isinstance(data.get("entries"), dict):
+        return None
+    return data if isinstance(data.get("values"), list) else None
 
 
 def _encode(entry: Entry) -> Any:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from corpus_tool.select.cache import FILE_NAME, FactCache
 from corpus_tool.select.git import blob_id
-from tests.select.affected_repo import GitCorpus
+from tests.select.affected_repo import CASES, GitCorpus
+from tests.yaml_parses import counting
 
 TRACE = b"events:\n- {seq: 1, type: tool_call, tool: get_order}\n"
 
@@ -94,3 +98,26 @@ def test_cache_of_an_older_format_is_rebuilt(tmp_path: Path) -> None:
     assert cache.traces([blob], lambda _: {blob: TRACE})[blob].tools == ("get_order",)
     cache.save()
     assert json.loads((tmp_path / FILE_NAME).read_text().partition("\n")[2])["format"] == 1
+
+
+def test_a_warm_affected_parses_no_unchanged_case_file(
+    repo: GitCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the facts cached, a run reads no YAML of an unchanged case, whichever facts it
+    needs (tools, tiers, tags, sizes for shards); a changed case file is parsed, once."""
+    parses = counting(monkeypatch, repo.root / "evals" / "cases")
+    repo.write("src/prompts/system.txt", "You are the shop's assistant.\n")  # selects every case
+    repo.commit()
+    asks = (("--base", "HEAD~1"), ("--base", "HEAD~1", "--tier", "fast", "--shard", "1/2"))
+    cold = [repo.affected(*ask) for ask in asks]
+    assert sum(parses.counts().values()) >= len(CASES)  # the counter sees the cold parses
+    for ask, first in zip(asks, cold, strict=True):
+        parses.clear()
+        assert repo.affected(*ask) == first
+        assert parses.counts() == Counter(), parses.counts()
+    repo.case("refund-ok", ["get_order", "create_refund", "get_order"], ["refund"])
+    repo.commit()
+    parses.clear()
+    ran = repo.affected("--base", "HEAD~2", "--tier", "fast", "--shard", "1/2")
+    assert ran.code == 0, ran.err
+    assert parses.counts() == Counter({"refund-ok/trace": 1}), parses.counts()

@@ -151,7 +151,7 @@ def test_another_tool_version_never_reads_this_ones_entries(
 def _poison(path: Path) -> None:
     """Every entry claims its case is clean, under a valid checksum: a cache of another tool."""
     body = json.loads(path.read_text().partition("\n")[2])
-    body["entries"] = {key: [[], *value[1:]] for key, value in body["entries"].items()}
+    body["values"] = [[[], *value[1:]] for value in body["values"]]  # what the keys name
     text = json.dumps(body, sort_keys=True, separators=(",", ":"))
     digest = findings_cache._digest(text)
     path.write_text(f"sha256 {digest}\n{text}")
@@ -164,6 +164,13 @@ CORRUPTIONS = {
     "entries of another shape": lambda text: _resigned(
         text, lambda body: {**body, "entries": {k: [["x"], 7] for k in body["entries"]}}
     ),
+    "positions past the values": lambda text: _resigned(
+        text, lambda body: {**body, "entries": {k: 10**6 for k in body["entries"]}}
+    ),
+    "true for a position": lambda text: _resigned(
+        text, lambda body: {**body, "entries": {k: True for k in body["entries"]}}
+    ),
+    "no values": lambda text: _resigned(text, lambda body: {**body, "values": {}}),
     "empty": lambda text: "",
     "binary": lambda text: "\x00\xff" * 10,
 }
