@@ -14,10 +14,16 @@ it disagreed with itself on the same pair.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
+import pickle
+import signal
+import sys
+import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +32,7 @@ from corpus_tool.diff.judge import Judge, JudgeRequest, opinion
 from corpus_tool.errors import CorpusError, UsageError
 from corpus_tool.io import files
 from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK
+from corpus_tool.model.cut import CutShort
 from corpus_tool.model.divergence import Divergence, DivergenceKind
 from corpus_tool.model.events import Event
 from corpus_tool.model.expected import Expected
@@ -88,12 +95,19 @@ class Current:
 
     @classmethod
     def read(
-        cls, corpus: Corpus, case_id: str, plain: bool, documents: DocumentCache | None = None
+        cls,
+        corpus: Corpus,
+        case_id: str,
+        plain: bool,
+        documents: DocumentCache | None = None,
+        folder: Path | None = None,
     ) -> Current:
         """The case's files; a bad expected.yaml is an InputError naming it. `plain`: cases/
         is a directory of the corpus, no symlink on the way (`plain_cases`); `documents`: where
-        checked documents are kept between runs (an unchanged file is not parsed again)."""
-        folder = corpus.case_dir(case_id)
+        checked documents are kept between runs (an unchanged file is not parsed again);
+        `folder`: the case's directory, when the caller has it."""
+        folder = corpus.case_dir(case_id) if folder is None else folder
+        plain = plain and not folder.is_symlink()
         raw = {kind: _read(corpus, folder / f"{kind}.yaml", plain) for kind in KINDS}
         expected = checked(corpus, case_id, "expected", raw["expected"], documents)
         return cls(corpus, case_id, Expected.from_doc(expected), raw["trace"], documents)
@@ -136,8 +150,9 @@ def checked(
 def _read(corpus: Corpus, path: Path, plain: bool) -> bytes:
     """A case file's bytes, never through a symlink out of the corpus: checked by resolving
     the path (as every reader does) unless neither the file nor its case directory is a
-    symlink under a plain cases/ (two lstat calls, not a walk of the whole path)."""
-    if plain and not path.parent.is_symlink() and not path.is_symlink():
+    symlink under a plain cases/ (`plain`: the caller found the directory is not; one lstat
+    of the file, not a walk of the whole path)."""
+    if plain and not path.is_symlink():
         return files.read_bytes(path)
     return files.read_bytes(path, within=corpus.root)
 
@@ -150,17 +165,136 @@ def plain_cases(corpus: Corpus) -> bool:
         return False
 
 
+SPLIT_AT = 200
+"""The fewest cases regrade shares between two processes: below it the second process's
+start (a fork, the results sent back) costs about what it saves."""
+
+
 def regrade_cases(
     corpus: Corpus,
     outcomes: Sequence[CaseOutcome],
     grader: GradeRun,
     documents: DocumentCache | None = None,
+    processes: int = 1,
+    split_at: int | None = None,
 ) -> Iterator[tuple[CaseResult, Current | None]]:
     """Each stored case regraded, in the document's order, with the case as read now (None
-    when it could not be read); `documents`: the parsed files kept between runs."""
+    when it could not be read); `documents`: the parsed files kept between runs.
+
+    With `processes` 2 and at least `split_at` cases (default SPLIT_AT), a forked copy of
+    this process grades the second half while this one grades the first (the document is
+    shared, not sent); its results come back in order once this half is done, each with
+    None for the case (what it read stayed there: a judge, which needs it, runs in one
+    process). Grading is a function of the stored run and the case's files, so the results
+    are the ones one process gives; should the copy fail in any way, this process grades its
+    half itself."""
     plain = plain_cases(corpus)
-    for outcome in outcomes:
-        yield regraded(corpus, outcome, grader, plain, documents)
+    half = len(outcomes) - len(outcomes) // 2
+    least = SPLIT_AT if split_at is None else split_at
+    if processes < 2 or len(outcomes) < max(least, 2) or not hasattr(os, "fork"):
+        half = len(outcomes)
+    later = outcomes[half:]
+
+    def grade_later() -> list[CaseResult]:
+        return [regraded(corpus, o, grader, plain, documents)[0] for o in later]
+
+    def sent() -> list[CaseResult]:
+        return [_without_stored(r, o) for r, o in zip(grade_later(), later, strict=True)]
+
+    with _forked(sent if later else None) as taken:
+        for outcome in outcomes[:half]:
+            yield regraded(corpus, outcome, grader, plain, documents)
+        if later:
+            back = taken()
+            if back is None or len(back) != len(later):
+                back = grade_later()
+            else:
+                back = [_with_stored(r, o) for r, o in zip(back, later, strict=True)]
+            for result in back:
+                yield result, None
+
+
+def _without_stored(result: CaseResult, outcome: CaseOutcome) -> CaseResult:
+    """A result to send back without the stored trajectory it holds (most of its bytes): the
+    receiving process has the same values (`_with_stored`)."""
+    mine, stored = result.trajectory, outcome.trajectory
+    if mine is None or stored is None:
+        return result
+    if mine.events is not stored.events or mine.terminal is not stored.terminal:
+        return result  # a trajectory of its own: sent whole
+    return replace(result, trajectory=_Stored(mine.cut))  # type: ignore[arg-type]
+
+
+def _with_stored(result: CaseResult, outcome: CaseOutcome) -> CaseResult:
+    """A result sent back by `_without_stored`, holding its trajectory again."""
+    mine, stored = result.trajectory, outcome.trajectory
+    if not isinstance(mine, _Stored) or stored is None:
+        return result
+    return replace(result, trajectory=Trajectory(stored.events, stored.terminal, mine.cut))
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """In a result sent back: its trajectory is the stored one's events and terminal."""
+
+    cut: CutShort | None
+
+
+@contextlib.contextmanager
+def _forked(
+    work: Callable[[], list[CaseResult]] | None,
+) -> Iterator[Callable[[], list[CaseResult] | None]]:
+    """`work` run in a forked copy of this process; yields a function that waits for it and
+    returns what it made (None when the copy failed, or there was no work). The copy writes
+    its results to an unlinked temporary file and leaves with os._exit: it prints nothing,
+    flushes none of this process's buffers and runs no exit handler."""
+    if work is None:
+        yield lambda: None
+        return
+    sys.stdout.flush()  # what this process printed is not printed twice by the copy
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as spool:
+        pid = _fork()
+        if pid == 0:  # the copy
+            code = 1
+            try:
+                pickle.dump(work(), spool, protocol=pickle.HIGHEST_PROTOCOL)
+                spool.flush()
+                code = 0
+            finally:
+                os._exit(code)
+        reaped = pid is None
+
+        def take() -> list[CaseResult] | None:
+            nonlocal reaped
+            if pid is None:
+                return None
+            _, status = os.waitpid(pid, 0)
+            reaped = True
+            if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+                return None
+            try:
+                spool.seek(0)
+                results = pickle.load(spool)  # written by this process's own copy
+            except Exception:  # a copy that wrote half of them: graded here instead
+                return None
+            return results if isinstance(results, list) else None
+
+        try:
+            yield take
+        finally:
+            if not reaped and pid is not None:  # the command stopped early: stop the copy
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGTERM)
+                    os.waitpid(pid, 0)
+
+
+def _fork() -> int | None:
+    """os.fork, or None when this process cannot make a copy of itself."""
+    try:
+        return os.fork()
+    except OSError:
+        return None
 
 
 def regraded(
@@ -172,11 +306,12 @@ def regraded(
 ) -> tuple[CaseResult, Current | None]:
     """One stored run graded against the case's files now; stale when it cannot be."""
     started = time.perf_counter()
-    if not corpus.case_dir(outcome.case).is_dir():
+    folder = corpus.case_dir(outcome.case)
+    if not folder.is_dir():
         gone = CaseResult(case=outcome.case, verdict=Verdict.STALE, trace_key=outcome.trace_key)
         return replace(gone, reason="stale: the case is no longer in the corpus"), None
     try:
-        current = Current.read(corpus, outcome.case, plain, documents)
+        current = Current.read(corpus, outcome.case, plain, documents, folder)
     except CorpusError as err:  # as check reports a case whose files cannot be used
         return broken(outcome.case, str(err)), None
     loaded = current.loaded()
