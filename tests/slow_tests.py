@@ -218,6 +218,7 @@ SLOW = frozenset(
         "tests/regrade/test_regrade.py::test_a_document_that_records_no_trace_key_is_stale_throughout",
         "tests/regrade/test_regrade.py::test_a_judge_answering_at_random_is_reported_with_its_disagreement_rate",
         "tests/regrade/test_regrade.py::test_a_judge_answering_the_same_is_reported_with_no_disagreement",
+        "tests/regrade/test_regrade.py::test_a_process_with_another_thread_grades_alone",
         "tests/regrade/test_regrade.py::test_a_second_process_that_dies_leaves_its_half_to_the_first",
         "tests/regrade/test_regrade.py::test_cases_regrades_only_those_and_an_unknown_one_is_a_one_line_error",
         "tests/regrade/test_regrade.py::test_fault_variants_regrade_as_check_graded_them",

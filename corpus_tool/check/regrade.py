@@ -21,6 +21,7 @@ import pickle
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -166,8 +167,9 @@ def plain_cases(corpus: Corpus) -> bool:
 
 
 SPLIT_AT = 200
-"""The fewest cases regrade shares between two processes: below it the second process's
-start (a fork, the results sent back) costs about what it saves."""
+"""The fewest cases regrade shares between two processes: a few hundred take well under a
+second in one, where a copy's start and the results sent back would be most of what it
+saves (a round number, not a measured break-even)."""
 
 
 def regrade_cases(
@@ -191,7 +193,7 @@ def regrade_cases(
     plain = plain_cases(corpus)
     half = len(outcomes) - len(outcomes) // 2
     least = SPLIT_AT if split_at is None else split_at
-    if processes < 2 or len(outcomes) < max(least, 2) or not hasattr(os, "fork"):
+    if processes < 2 or len(outcomes) < max(least, 2) or not _may_fork():
         half = len(outcomes)
     later = outcomes[half:]
 
@@ -287,6 +289,13 @@ def _forked(
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGTERM)
                     os.waitpid(pid, 0)
+
+
+def _may_fork() -> bool:
+    """Whether this process can copy itself safely: a platform with fork, and no other thread
+    (a lock one held at the fork would stay held in the copy: an import or a print there
+    would wait forever)."""
+    return hasattr(os, "fork") and threading.active_count() == 1
 
 
 def _fork() -> int | None:

@@ -387,9 +387,11 @@ def _without_gc(decode: Any, text: str) -> Any:
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """The cycle collector paused while building values that hold no cycles (decoded JSON,
-    the typed values made of it): each million containers made it run its full collections
-    again, each a walk of everything built so far (a results document of 106 MB: json.loads
-    2.05 s of CPU with it running, 0.84 s without; its typed cases 1.70 s, 0.55 s)."""
+    the typed values made of it): a million containers made it run its full collections
+    again and again, each a walk of everything built so far (a results document of 106 MB:
+    json.loads 2.05 s of CPU with it running, 0.84 s without; its typed cases 1.70 s,
+    0.55 s). Once running again it walks them once, unless the caller has frozen them
+    (`gc.freeze`, as `corpus regrade` does: they live as long as the command)."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -450,3 +450,23 @@ def test_regrade_of_many_cases_shared_by_two_processes_prints_what_one_prints(
         runs.append((code, [{**c, "duration_ms": 0} for c in doc["cases"]], err, doc["summary"]))
     assert runs[0][1].count("\n") > 5
     assert runs[:2] == runs[2:]
+
+
+def test_a_process_with_another_thread_grades_alone(
+    stored: tuple[Path, Path], tmp_path: Path
+) -> None:
+    import threading
+
+    from corpus_tool.grade import grade_checks
+
+    log = tmp_path / "graded-by.txt"
+    one = _split(stored, grade_checks, 1)
+    done = threading.Event()
+    other = threading.Thread(target=done.wait)
+    other.start()
+    try:  # a lock the thread held would stay held in a copy: no copy is made
+        assert _split(stored, _graded_in(log, grade_checks), 2) == one
+    finally:
+        done.set()
+        other.join()
+    assert set(log.read_text(encoding="utf-8").split()) == {str(os.getpid())}
