@@ -14,17 +14,10 @@ it disagreed with itself on the same pair.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
-import pickle
-import signal
-import sys
-import tempfile
-import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -33,7 +26,6 @@ from corpus_tool.diff.judge import Judge, JudgeRequest, opinion
 from corpus_tool.errors import CorpusError, UsageError
 from corpus_tool.io import files
 from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK
-from corpus_tool.model.cut import CutShort
 from corpus_tool.model.divergence import Divergence, DivergenceKind
 from corpus_tool.model.events import Event
 from corpus_tool.model.expected import Expected
@@ -166,144 +158,17 @@ def plain_cases(corpus: Corpus) -> bool:
         return False
 
 
-SPLIT_AT = 200
-"""The fewest cases regrade shares between two processes: a few hundred take well under a
-second in one, where a copy's start and the results sent back would be most of what it
-saves (a round number, not a measured break-even)."""
-
-
 def regrade_cases(
     corpus: Corpus,
     outcomes: Sequence[CaseOutcome],
     grader: GradeRun,
     documents: DocumentCache | None = None,
-    processes: int = 1,
-    split_at: int | None = None,
 ) -> Iterator[tuple[CaseResult, Current | None]]:
     """Each stored case regraded, in the document's order, with the case as read now (None
-    when it could not be read); `documents`: the parsed files kept between runs.
-
-    With `processes` 2 and at least `split_at` cases (default SPLIT_AT), a forked copy of
-    this process grades the second half while this one grades the first (the document is
-    shared, not sent); its results come back in order once this half is done, each with
-    None for the case (what it read stayed there: a judge, which needs it, runs in one
-    process). Grading is a function of the stored run and the case's files, so the results
-    are the ones one process gives; should the copy fail in any way, this process grades its
-    half itself."""
+    when it could not be read); `documents`: the parsed files kept between runs."""
     plain = plain_cases(corpus)
-    half = len(outcomes) - len(outcomes) // 2
-    least = SPLIT_AT if split_at is None else split_at
-    if processes < 2 or len(outcomes) < max(least, 2) or not _may_fork():
-        half = len(outcomes)
-    later = outcomes[half:]
-
-    def grade_later() -> list[CaseResult]:
-        return [regraded(corpus, o, grader, plain, documents)[0] for o in later]
-
-    def sent() -> list[CaseResult]:
-        return [_without_stored(r, o) for r, o in zip(grade_later(), later, strict=True)]
-
-    with _forked(sent if later else None) as taken:
-        for outcome in outcomes[:half]:
-            yield regraded(corpus, outcome, grader, plain, documents)
-        if later:
-            back = taken()
-            if back is None or len(back) != len(later):
-                back = grade_later()
-            else:
-                back = [_with_stored(r, o) for r, o in zip(back, later, strict=True)]
-            for result in back:
-                yield result, None
-
-
-def _without_stored(result: CaseResult, outcome: CaseOutcome) -> CaseResult:
-    """A result to send back without the stored trajectory it holds (most of its bytes): the
-    receiving process has the same values (`_with_stored`)."""
-    mine, stored = result.trajectory, outcome.trajectory
-    if mine is None or stored is None:
-        return result
-    if mine.events is not stored.events or mine.terminal is not stored.terminal:
-        return result  # a trajectory of its own: sent whole
-    return replace(result, trajectory=_Stored(mine.cut))  # type: ignore[arg-type]
-
-
-def _with_stored(result: CaseResult, outcome: CaseOutcome) -> CaseResult:
-    """A result sent back by `_without_stored`, holding its trajectory again."""
-    mine, stored = result.trajectory, outcome.trajectory
-    if not isinstance(mine, _Stored) or stored is None:
-        return result
-    return replace(result, trajectory=Trajectory(stored.events, stored.terminal, mine.cut))
-
-
-@dataclass(frozen=True)
-class _Stored:
-    """In a result sent back: its trajectory is the stored one's events and terminal."""
-
-    cut: CutShort | None
-
-
-@contextlib.contextmanager
-def _forked(
-    work: Callable[[], list[CaseResult]] | None,
-) -> Iterator[Callable[[], list[CaseResult] | None]]:
-    """`work` run in a forked copy of this process; yields a function that waits for it and
-    returns what it made (None when the copy failed, or there was no work). The copy writes
-    its results to an unlinked temporary file and leaves with os._exit: it prints nothing,
-    flushes none of this process's buffers and runs no exit handler."""
-    if work is None:
-        yield lambda: None
-        return
-    sys.stdout.flush()  # what this process printed is not printed twice by the copy
-    sys.stderr.flush()
-    with tempfile.TemporaryFile() as spool:
-        pid = _fork()
-        if pid == 0:  # the copy
-            code = 1
-            try:
-                pickle.dump(work(), spool, protocol=pickle.HIGHEST_PROTOCOL)
-                spool.flush()
-                code = 0
-            finally:
-                os._exit(code)
-        reaped = pid is None
-
-        def take() -> list[CaseResult] | None:
-            nonlocal reaped
-            if pid is None:
-                return None
-            _, status = os.waitpid(pid, 0)
-            reaped = True
-            if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-                return None
-            try:
-                spool.seek(0)
-                results = pickle.load(spool)  # written by this process's own copy
-            except Exception:  # a copy that wrote half of them: graded here instead
-                return None
-            return results if isinstance(results, list) else None
-
-        try:
-            yield take
-        finally:
-            if not reaped and pid is not None:  # the command stopped early: stop the copy
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGTERM)
-                    os.waitpid(pid, 0)
-
-
-def _may_fork() -> bool:
-    """Whether this process can copy itself safely: a platform with fork, and no other thread
-    (a lock one held at the fork would stay held in the copy: an import or a print there
-    would wait forever)."""
-    return hasattr(os, "fork") and threading.active_count() == 1
-
-
-def _fork() -> int | None:
-    """os.fork, or None when this process cannot make a copy of itself."""
-    try:
-        return os.fork()
-    except OSError:
-        return None
+    for outcome in outcomes:
+        yield regraded(corpus, outcome, grader, plain, documents)
 
 
 def regraded(

@@ -81,9 +81,7 @@ def _regrade(
     spreads: list[Spread] = []
     show = options.report.output == "text"
     with _judge(corpus, options.judge) as judge:
-        processes = 1 if judge is not None else 2  # a judge is asked in this process
-        graded = regrade_cases(corpus, outcomes, grade_checks, documents, processes)
-        for result, loaded in graded:
+        for result, loaded in regrade_cases(corpus, outcomes, grade_checks, documents):
             result = waive(result, book)
             results.append(result)
             if show:

@@ -8,7 +8,6 @@ whose trace changed is `stale`, never graded.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
@@ -47,7 +46,6 @@ def run(case_input, rt):
     "boom.py": 'raise RuntimeError("regrade imported the agent")\n',
     "judges.py": '''\
 """Scripted judges: one answers at random, one always the same; each logs its answers."""
-import dataclasses
 import json
 import random
 from pathlib import Path
@@ -371,102 +369,15 @@ def test_fault_variants_regrade_as_check_graded_them(cli: Cli, tmp_path: Path) -
     assert _cases(tmp_path / "re.json") == checked
 
 
-def _graded_in(log: Path, grader: Any) -> Any:
-    """`grader`, also writing which process graded each case to `log`."""
+def test_a_document_read_for_regrade_leaves_only_the_check_results_unread(
+    stored: tuple[Path, Path],
+) -> None:
+    import dataclasses
 
-    def grade(expect: Any, trajectory: Any, config: Any) -> Any:
-        with log.open("a", encoding="utf-8") as out:
-            out.write(f"{os.getpid()}\n")
-        return grader(expect, trajectory, config)
-
-    return grade
-
-
-def _split(stored: tuple[Path, Path], grader: Any, processes: int) -> list[Any]:
-    from corpus_tool.check.regrade import regrade_cases
     from corpus_tool.model.results import read_results
-    from corpus_tool.store.corpus import open_corpus
 
-    root, before = stored
-    outcomes = read_results(before).cases
-    graded = regrade_cases(open_corpus(root, root), outcomes, grader, None, processes, 2)
-    return [dataclasses.replace(r, duration_ms=0.0) for r, _ in graded]
-
-
-def test_two_processes_grade_halves_and_give_what_one_gives_in_its_order(
-    stored: tuple[Path, Path], tmp_path: Path
-) -> None:
-    from corpus_tool.grade import grade_checks
-
-    log = tmp_path / "graded-by.txt"
-    one = _split(stored, _graded_in(log, grade_checks), 1)
-    alone = log.read_text(encoding="utf-8").split()
-    log.unlink()
-    two = _split(stored, _graded_in(log, grade_checks), 2)
-    assert [r.case for r in one] == [c["case"] for c in json.loads(stored[1].read_text())["cases"]]
-    assert two == one
-    by = log.read_text(encoding="utf-8").split()
-    assert set(alone) == {str(os.getpid())}
-    assert len(set(by)) == 2 and len(by) == len(alone)  # each graded case once, in two processes
-
-
-def test_a_second_process_that_dies_leaves_its_half_to_the_first(
-    stored: tuple[Path, Path], tmp_path: Path
-) -> None:
-    from corpus_tool.grade import grade_checks
-
-    here = os.getpid()
-
-    def dies_elsewhere(expect: Any, trajectory: Any, config: Any) -> Any:
-        if os.getpid() != here:
-            os._exit(3)  # killed, out of memory: no results written
-        return grade_checks(expect, trajectory, config)
-
-    one = _split(stored, grade_checks, 1)
-    assert _split(stored, dies_elsewhere, 2) == one
-
-    def breaks(expect: Any, trajectory: Any, config: Any) -> Any:
-        raise RuntimeError("a grader's bug")
-
-    with pytest.raises(RuntimeError, match="a grader's bug"):  # raised here, as in one process
-        _split(stored, breaks, 2)
-
-
-def test_regrade_of_many_cases_shared_by_two_processes_prints_what_one_prints(
-    cli: Cli, copied: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from corpus_tool.check import regrade as regrading
-
-    root, before = copied
-    _edit(root)
-    runs = []
-    for split_at in (10**9, 2):  # one process, then two
-        monkeypatch.setattr(regrading, "SPLIT_AT", split_at)
-        written = tmp_path / f"re-{split_at}.json"
-        code, out, err = cli("-C", root, "regrade", before, "--results", written)
-        runs.append((code, out, err, _cases(written)))
-        code, out, err = cli("-C", root, "regrade", before, "--format", "json")
-        doc = json.loads(out)
-        runs.append((code, [{**c, "duration_ms": 0} for c in doc["cases"]], err, doc["summary"]))
-    assert runs[0][1].count("\n") > 5
-    assert runs[:2] == runs[2:]
-
-
-def test_a_process_with_another_thread_grades_alone(
-    stored: tuple[Path, Path], tmp_path: Path
-) -> None:
-    import threading
-
-    from corpus_tool.grade import grade_checks
-
-    log = tmp_path / "graded-by.txt"
-    one = _split(stored, grade_checks, 1)
-    done = threading.Event()
-    other = threading.Thread(target=done.wait)
-    other.start()
-    try:  # a lock the thread held would stay held in a copy: no copy is made
-        assert _split(stored, _graded_in(log, grade_checks), 2) == one
-    finally:
-        done.set()
-        other.join()
-    assert set(log.read_text(encoding="utf-8").split()) == {str(os.getpid())}
+    whole, lean = read_results(stored[1]), read_results(stored[1], checks=False)
+    assert any(c.checks for c in whole.cases) and not any(c.checks for c in lean.cases)
+    assert lean == dataclasses.replace(
+        whole, cases=tuple(dataclasses.replace(c, checks=()) for c in whole.cases)
+    )
