@@ -216,6 +216,7 @@ SLOW = frozenset(
         "tests/regrade/test_regrade.py::test_a_case_whose_stubs_or_replay_mode_changed_is_stale",
         "tests/regrade/test_regrade.py::test_a_case_whose_trace_changed_is_stale_in_the_text_json_results_and_junit",
         "tests/regrade/test_regrade.py::test_a_document_of_another_corpus_is_refused_naming_it",
+        "tests/regrade/test_regrade.py::test_a_document_read_for_regrade_leaves_only_the_check_results_unread",
         "tests/regrade/test_regrade.py::test_a_document_that_records_no_trace_key_is_stale_throughout",
         "tests/regrade/test_regrade.py::test_a_judge_answering_at_random_is_reported_with_its_disagreement_rate",
         "tests/regrade/test_regrade.py::test_a_judge_answering_the_same_is_reported_with_no_disagreement",

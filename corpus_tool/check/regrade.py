@@ -88,12 +88,19 @@ class Current:
 
     @classmethod
     def read(
-        cls, corpus: Corpus, case_id: str, plain: bool, documents: DocumentCache | None = None
+        cls,
+        corpus: Corpus,
+        case_id: str,
+        plain: bool,
+        documents: DocumentCache | None = None,
+        folder: Path | None = None,
     ) -> Current:
         """The case's files; a bad expected.yaml is an InputError naming it. `plain`: cases/
         is a directory of the corpus, no symlink on the way (`plain_cases`); `documents`: where
-        checked documents are kept between runs (an unchanged file is not parsed again)."""
-        folder = corpus.case_dir(case_id)
+        checked documents are kept between runs (an unchanged file is not parsed again);
+        `folder`: the case's directory, when the caller has it."""
+        folder = corpus.case_dir(case_id) if folder is None else folder
+        plain = plain and not folder.is_symlink()
         raw = {kind: _read(corpus, folder / f"{kind}.yaml", plain) for kind in KINDS}
         expected = checked(corpus, case_id, "expected", raw["expected"], documents)
         return cls(corpus, case_id, Expected.from_doc(expected), raw["trace"], documents)
@@ -136,8 +143,9 @@ def checked(
 def _read(corpus: Corpus, path: Path, plain: bool) -> bytes:
     """A case file's bytes, never through a symlink out of the corpus: checked by resolving
     the path (as every reader does) unless neither the file nor its case directory is a
-    symlink under a plain cases/ (two lstat calls, not a walk of the whole path)."""
-    if plain and not path.parent.is_symlink() and not path.is_symlink():
+    symlink under a plain cases/ (`plain`: the caller found the directory is not; one lstat
+    of the file, not a walk of the whole path)."""
+    if plain and not path.is_symlink():
         return files.read_bytes(path)
     return files.read_bytes(path, within=corpus.root)
 
@@ -172,11 +180,12 @@ def regraded(
 ) -> tuple[CaseResult, Current | None]:
     """One stored run graded against the case's files now; stale when it cannot be."""
     started = time.perf_counter()
-    if not corpus.case_dir(outcome.case).is_dir():
+    folder = corpus.case_dir(outcome.case)
+    if not folder.is_dir():
         gone = CaseResult(case=outcome.case, verdict=Verdict.STALE, trace_key=outcome.trace_key)
         return replace(gone, reason="stale: the case is no longer in the corpus"), None
     try:
-        current = Current.read(corpus, outcome.case, plain, documents)
+        current = Current.read(corpus, outcome.case, plain, documents, folder)
     except CorpusError as err:  # as check reports a case whose files cannot be used
         return broken(outcome.case, str(err)), None
     loaded = current.loaded()

@@ -206,16 +206,19 @@ class Results:
 REPLAY_HINT = "write one with `corpus replay --results FILE`"
 
 
-def read_results(path: Path) -> Results:
+def read_results(path: Path, checks: bool = True) -> Results:
     """A results document file, schema-checked, each case listed once (`corpus gate`, `status`,
-    `waivers unused`); anything else is a one-line InputError naming the file."""
+    `waivers unused`); anything else is a one-line InputError naming the file. `checks`
+    False leaves each case's check results unread (`regrade` grades the runs again: an
+    eighth of the document's cost it would not use)."""
     doc = files.parse_json(files.read_bytes(path), path)
     problem = schema.first_problem("results", doc, plain=True)  # JSON: the compiled check
     if problem:
         raise InputError(f"not a results document ({problem}); {REPLAY_HINT}", path)
     if not isinstance(doc, dict):  # the schema says object; this tells mypy
         raise InputError("not a results document", path)
-    results = _results(doc, path)
+    with files.collector_paused():  # frozen values of the document: no cycles
+        results = _results(doc, path, checks)
     _once_each(results, path)
     return results
 
@@ -235,13 +238,13 @@ def results_of(doc: Mapping[str, Any]) -> Results:
     return _results(doc, Path("<results>"))
 
 
-def _results(doc: Mapping[str, Any], path: Path) -> Results:
+def _results(doc: Mapping[str, Any], path: Path, checks: bool = True) -> Results:
     return Results(
         command=doc["command"],
         corpus=str(doc["corpus"]),
         tool_version=str(doc["tool"]["version"]),
         summary={str(k): int(v) for k, v in doc["summary"].items()},
-        cases=tuple(_case(entry, path) for entry in doc["cases"]),
+        cases=tuple(_case(entry, path, checks) for entry in doc["cases"]),
         waivers=tuple(_waiver(entry, path) for entry in doc.get("waivers") or ()),
         findings=tuple(Finding(**f) for f in doc.get("findings") or ()),
         waiver_states={str(w["id"]): str(w["state"]) for w in doc.get("waivers") or ()},
@@ -261,7 +264,7 @@ def _totals(doc: Mapping[str, Any] | None) -> LiveTotals | None:
     )
 
 
-def _case(entry: Mapping[str, Any], path: Path) -> CaseOutcome:
+def _case(entry: Mapping[str, Any], path: Path, checks: bool = True) -> CaseOutcome:
     divergence = entry.get("divergence")
     mode = entry.get("mode")
     return CaseOutcome(
@@ -275,7 +278,7 @@ def _case(entry: Mapping[str, Any], path: Path) -> CaseOutcome:
         tags=_strings(entry.get("tags")),
         mode=Mode(mode) if mode else None,
         not_reached=_strings(entry.get("not_reached")),
-        checks=tuple(_check(c) for c in entry.get("checks") or ()),
+        checks=tuple(_check(c) for c in entry.get("checks") or ()) if checks else (),
         sequence_diff=_strings(entry.get("sequence_diff")),
         unused=tuple(int(seq) for seq in entry.get("unused") or ()),
         notes=tuple(_note(n) for n in entry.get("notes") or ()),

@@ -367,3 +367,17 @@ def test_fault_variants_regrade_as_check_graded_them(cli: Cli, tmp_path: Path) -
     )
     assert err == ""
     assert _cases(tmp_path / "re.json") == checked
+
+
+def test_a_document_read_for_regrade_leaves_only_the_check_results_unread(
+    stored: tuple[Path, Path],
+) -> None:
+    import dataclasses
+
+    from corpus_tool.model.results import read_results
+
+    whole, lean = read_results(stored[1]), read_results(stored[1], checks=False)
+    assert any(c.checks for c in whole.cases) and not any(c.checks for c in lean.cases)
+    assert lean == dataclasses.replace(
+        whole, cases=tuple(dataclasses.replace(c, checks=()) for c in whole.cases)
+    )
