@@ -52,7 +52,7 @@ from corpus_tool.replay.engine import CaseSpec, Replayed, cut_short, ending
 from corpus_tool.replay.requests import RequestNote
 from corpus_tool.replay.sequence import sequence_diff
 from corpus_tool.store.corpus import Corpus
-from corpus_tool.validate.cache import read_key
+from corpus_tool.validate import loading
 from corpus_tool.validate.documents import DocumentCache
 
 ENDINGS = frozenset({DivergenceKind.TERMINAL_STATE, DivergenceKind.SEMANTIC_OUTPUT})
@@ -131,13 +131,7 @@ def checked(
     (`read_key`); a missing, stale or suspect entry is a parse, and the entry written again."""
     if documents is None:
         return read_checked(corpus, case_id, kind, raw)
-    key = read_key(case_id, kind, raw)
-    kept = documents.get(key)
-    if kept is not None and set(kept) == {kind}:
-        return kept[kind]
-    doc = read_checked(corpus, case_id, kind, raw)
-    documents.put(key, {kind: doc})
-    return doc
+    return loading.checked(corpus, case_id, kind, raw, documents)
 
 
 def _read(corpus: Corpus, path: Path, plain: bool) -> bytes:
