@@ -71,8 +71,10 @@ def compare_revisions(
     selection = select_changed(repo, layout, sides, root, cache)
     cache.save()
     # both sides' case files are read through one document cache, the working tree's (the
-    # base checkout is temporary); its keys are the files' bytes, so an unchanged file is shared
-    documents = DocumentCache(cache_dir(root, os.environ))
+    # base checkout is temporary); its keys are the files' bytes, so an unchanged file is shared.
+    # The cache lives in the git dir, which is watched while agents run (_kept): new entries
+    # are written only once the watch found it as it was
+    documents = DocumentCache(cache_dir(root, os.environ), deferred=True)
     ids = list(selection.cases.ids) if asked.all else selection.selected()
     removed = tuple(r.id for r in selection.removed)
     base_label = f"{asked.base} (merge base {sides.merge_base[:12]})"
@@ -105,6 +107,7 @@ def compare_revisions(
                 )
         if asked.all and base_corpus is not None:  # read before the checkout goes
             removed = tuple(sorted(set(removed) | (set(base_corpus.case_ids()) - set(ids))))
+    documents.flush()
     return Compared(base, head, removed, base_label, head_label, changed)
 
 

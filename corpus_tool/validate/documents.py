@@ -45,19 +45,31 @@ _READ_FLAGS |= getattr(os, "O_BINARY", 0)
 class DocumentCache:
     """Entries under `directory`/documents/; None keeps nothing."""
 
-    def __init__(self, directory: Path | None) -> None:
+    def __init__(self, directory: Path | None, deferred: bool = False) -> None:
         self.root = directory / DIRECTORY if directory is not None else None
         self.hits = 0
         self.written = 0
         self._writable = directory is not None
+        self._pending: dict[str, bytes] | None = {} if deferred else None
+        """`deferred`: entries are held here until `flush()`, so the run writes nothing while
+        `corpus gate` watches the git dir (where the cache lives) for what agents change."""
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The documents under `key` by kind, or None for no entry or a suspect one."""
         if self.root is None:
             return None
-        found = _verified(self._path(key), key)
+        held = self._pending.get(key) if self._pending is not None else None
+        found = marshal.loads(held) if held is not None else _verified(self._path(key), key)
         self.hits += found is not None
         return found
+
+    def flush(self) -> None:
+        """Write the entries a deferred cache holds (nothing once a write failed)."""
+        if self._pending is None:
+            return
+        pending, self._pending = self._pending, {}
+        for key, body in pending.items():
+            self._store(key, body)
 
     def put(self, key: str, documents: Mapping[str, Any]) -> None:
         """Keep the documents (by kind) under `key`; one a marshal cannot hold is not kept."""
@@ -66,6 +78,14 @@ class DocumentCache:
         try:
             body = marshal.dumps(dict(documents))
         except ValueError:  # a date, a set, ...: this case is parsed every run
+            return
+        if self._pending is not None:
+            self._pending[key] = body
+        else:
+            self._store(key, body)
+
+    def _store(self, key: str, body: bytes) -> None:
+        if not self._writable:
             return
         try:
             _write(self._path(key), _header(key, body) + body)

@@ -54,3 +54,25 @@ def test_a_warm_gate_parses_no_unchanged_case_file_and_says_what_a_cold_one_says
     parses.clear()
     assert gate(shop, capsys, "--all", "--format", "json")[0] == 1
     assert sum(parses.counts().values()) == 4, parses.counts()
+
+
+def test_the_gate_keeps_its_document_cache_in_the_git_dir_it_watches_without_tripping_the_watch(
+    shop: ShopRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no CORPUS_CACHE_DIR the cache is in the repository's git dir, which the gate
+    watches for what the replayed agents change: its own entries are written after the watch
+    (the gate is not refused for them), and the next gate reads them (no parse)."""
+    monkeypatch.delenv("CORPUS_CACHE_DIR")
+    monkeypatch.chdir(shop.root)
+    for key in ("CORPUS_REDACTION_KEY", "GATE_MARKER"):
+        monkeypatch.setenv(key, shop.env[key])
+    shop.git("checkout", "-q", "-b", "change")
+    shop.write("shop/pricing.py", BROKEN_PRICING)
+    shop.commit("refunds in display units")
+    entries = shop.root / ".git" / "corpus-tool" / "documents"
+    cold = gate(shop, capsys, "--all", "--format", "json")
+    assert cold[0] == 1 and '"regression"' in cold[1], cold
+    assert len(list(entries.glob("*/*"))) == 4  # trace and expected of both cases
+    parses = counting(monkeypatch, shop.root / "evals" / "cases")
+    assert gate(shop, capsys, "--all", "--format", "json") == cold
+    assert parses.counts() == Counter(), parses.counts()
