@@ -19,18 +19,24 @@ def gate(shop: ShopRepo, capsys: pytest.CaptureFixture[str], *args: str) -> tupl
     return code, capsys.readouterr().out
 
 
-def test_a_warm_gate_parses_no_unchanged_case_file_and_says_what_a_cold_one_says(
-    shop: ShopRepo,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    cache_dir: Path,
-) -> None:
+def _broken_pricing(shop: ShopRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A branch whose change breaks the pricing (a regression of the refund case), run from
+    the shop's root with its environment."""
     monkeypatch.chdir(shop.root)
     for key in ("CORPUS_REDACTION_KEY", "GATE_MARKER"):
         monkeypatch.setenv(key, shop.env[key])
     shop.git("checkout", "-q", "-b", "change")
     shop.write("shop/pricing.py", BROKEN_PRICING)
     shop.commit("refunds in display units")
+
+
+def test_a_warm_gate_parses_no_unchanged_case_file_and_says_what_a_cold_one_says(
+    shop: ShopRepo,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    cache_dir: Path,
+) -> None:
+    _broken_pricing(shop, monkeypatch)
     parses = counting(monkeypatch, shop.root / "evals" / "cases")
     cold = gate(shop, capsys, "--all", "--format", "json")
     assert cold[0] == 1 and '"regression"' in cold[1], cold
@@ -63,12 +69,7 @@ def test_the_gate_keeps_its_document_cache_in_the_git_dir_it_watches_without_tri
     watches for what the replayed agents change: its own entries are written after the watch
     (the gate is not refused for them), and the next gate reads them (no parse)."""
     monkeypatch.delenv("CORPUS_CACHE_DIR")
-    monkeypatch.chdir(shop.root)
-    for key in ("CORPUS_REDACTION_KEY", "GATE_MARKER"):
-        monkeypatch.setenv(key, shop.env[key])
-    shop.git("checkout", "-q", "-b", "change")
-    shop.write("shop/pricing.py", BROKEN_PRICING)
-    shop.commit("refunds in display units")
+    _broken_pricing(shop, monkeypatch)
     entries = shop.root / ".git" / "corpus-tool" / "documents"
     cold = gate(shop, capsys, "--all", "--format", "json")
     assert cold[0] == 1 and '"regression"' in cold[1], cold
