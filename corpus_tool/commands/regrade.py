@@ -17,7 +17,7 @@ from corpus_tool.check.run import ReplayOptions, exit_code, finish
 from corpus_tool.diff.judge import Judge, judge_named
 from corpus_tool.errors import InputError, UsageError
 from corpus_tool.grade import grade_checks
-from corpus_tool.io import escapes
+from corpus_tool.io import escapes, files
 from corpus_tool.model.results import Results, read_results
 from corpus_tool.replay import results as report
 from corpus_tool.replay.cases import CaseResult
@@ -50,8 +50,13 @@ def regrade(
     document cache (where `check` keeps its findings, `environ` default: the process's)."""
     if options.repeat is not None and options.judge is None:
         raise UsageError("--repeat N re-asks a judge: give --judge NAME with it")
-    with _collector_paused():  # what the document holds: frozen before the collector runs
+    # the document's millions of values hold no cycles, and each full collection walked them
+    # all again, while they were built and while the cases were graded (3 s of CPU of a warm
+    # regrade's 9, 10,000 cases): read with the collector paused, then frozen (left out of
+    # every later collection) until the command ends
+    with files.collector_paused():
         stored = read_results(options.stored, checks=False)  # graded again, not read
+        gc.freeze()
     try:
         return _regrade(corpus, options, today, out, stored, environ)
     finally:
@@ -104,23 +109,6 @@ def _regrade(
 
         run_report(options.report.html, results_of(doc), corpus)
     return exit_code(results)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cycle collector paused while the stored document is read, and what it built then
-    frozen (left out of every later collection; they live as long as the command, which
-    unfreezes them at its end): the document's millions of values hold no cycles, and each
-    full collection walked them all again, while they were built and while the cases were
-    graded (3 s of CPU of a warm regrade's 9, 10,000 cases)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-        gc.freeze()
-    finally:
-        if enabled:
-            gc.enable()
 
 
 @contextmanager
