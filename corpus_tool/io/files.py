@@ -89,6 +89,39 @@ def input_limit() -> int:
     return int(raw) if raw.isdigit() else MAX_INPUT_BYTES
 
 
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+"""0 where the system has no O_NOFOLLOW: `read_plain` then follows links, so callers that rely
+on it refusing one check NOFOLLOW first."""
+_PLAIN_OPEN = os.O_RDONLY | NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def read_plain(path: str | Path, limit: int, private: bool = False) -> bytes | None:
+    """The bytes of a regular file that is no link, up to `limit` bytes; None for anything
+    else (a link, a FIFO, which never blocks, a device, a file too big, growing or shrinking,
+    an error). `private`: also None unless this user owns it and nobody else may write it (a
+    cache entry only this user could have written)."""
+    try:
+        fd = os.open(path, _PLAIN_OPEN)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        if private and info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return None
+        if private and hasattr(os, "getuid") and info.st_uid != os.getuid():
+            return None
+        # One read: a regular file gives what it has up to the count asked, so exactly its
+        # size means the whole file; more (it grew) or less (it shrank) is no plain answer.
+        data = os.read(fd, info.st_size + 1)
+        return data if len(data) == info.st_size else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def read_bytes(path: Path, limit: int | None = None, within: Path | None = None) -> bytes:
     """Read a whole file, refusing directories, devices, missing files and files over the limit.
 

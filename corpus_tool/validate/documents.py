@@ -26,10 +26,11 @@ import contextlib
 import hashlib
 import marshal
 import os
-import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from corpus_tool.io import files
 
 FORMAT = 1
 """Bump when entries are written differently: older entries are then refused."""
@@ -38,8 +39,6 @@ MAGIC = b"corpus-tool documents"
 MAX_BYTES = 256 * 1024 * 1024
 """An entry bigger than this is refused unread (the input limit is far below it)."""
 KINDS = frozenset({"trace", "expected"})
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-_READ_FLAGS |= getattr(os, "O_BINARY", 0)
 
 
 class DocumentCache:
@@ -129,7 +128,7 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def _verified(path: Path, key: str) -> dict[str, Any] | None:
-    data = _read(path)
+    data = files.read_plain(path, MAX_BYTES, private=True)
     if data is None:
         return None
     header, newline, body = data.partition(b"\n")
@@ -148,27 +147,3 @@ def _verified(path: Path, key: str) -> dict[str, Any] | None:
     if not all(isinstance(doc, dict) for doc in documents.values()):
         return None
     return documents
-
-
-def _read(path: Path) -> bytes | None:
-    """The bytes of an entry this user alone could have written; None for anything else."""
-    try:
-        fd = os.open(path, _READ_FLAGS)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            return None
-        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            return None
-        if hasattr(os, "getuid") and info.st_uid != os.getuid():
-            return None
-        chunks = []
-        while chunk := os.read(fd, max(info.st_size, 1 << 16)):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)

@@ -10,7 +10,6 @@ run every time.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -197,7 +196,7 @@ class _CaseReader:
         self._corpus = corpus
         self._limit = files.input_limit()
         self._cases = os.fspath(corpus.cases_dir)
-        self._plain = _NOFOLLOW != 0 and not corpus.cases_dir.is_symlink()
+        self._plain = files.NOFOLLOW != 0 and not corpus.cases_dir.is_symlink()
 
     def read(self, case_id: str) -> dict[str, bytes] | None:
         folder = f"{self._cases}{os.sep}{case_id}"
@@ -205,7 +204,7 @@ class _CaseReader:
         raws = {}
         for kind in KINDS:
             path = f"{folder}{os.sep}{kind}.yaml"
-            raw = _plain_read(path, self._limit) if plain else None
+            raw = files.read_plain(path, self._limit) if plain else None
             if raw is None:
                 try:
                     raw = files.read_bytes(Path(path), within=self._corpus.root)
@@ -213,30 +212,6 @@ class _CaseReader:
                     return None
             raws[kind] = raw
         return raws
-
-
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_OPEN = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-
-
-def _plain_read(path: str, limit: int) -> bytes | None:
-    """The bytes of a regular file that is no link, up to `limit`; None for anything else."""
-    try:
-        fd = os.open(path, _OPEN)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        # One read: a regular file gives what it has up to the count asked, so exactly its
-        # size means the whole file; more (it grew) or less (it shrank): read_bytes decides.
-        data = os.read(fd, info.st_size + 1)
-        return data if len(data) == info.st_size else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _bytes_or_empty(path: Path) -> bytes:
