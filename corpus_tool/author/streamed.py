@@ -24,7 +24,6 @@ run (its events are marked), `--tools-log`, `--minimize`, `--select`, `--all`.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 from collections.abc import Iterable, Mapping
@@ -138,7 +137,7 @@ class _Case:
 
     def write(self, run: NativeRun, bounds: tuple[int, int], tmp: Path, steps: StepCounter) -> None:
         part = tmp / ".events.part"
-        with part.open("x", encoding="utf-8", newline="\n") as sink:
+        with staging.open_new(part) as sink:
             self.events.write(_kept(run.events(), bounds), sink)
         imported = run.run()
         body = self._body(imported, bounds)
@@ -204,9 +203,7 @@ class _Case:
         at = keys.index("events")
         head = {k: self.doc[k] for k in keys[:at]}
         tail = {k: self.doc[k] for k in keys[at + 1 :]}
-        with contextlib.suppress(FileNotFoundError):
-            trace.unlink()  # a link standing there is replaced, never written through
-        with trace.open("x", encoding="utf-8", newline="\n") as out:
+        with staging.open_new(trace) as out:
             out.write(files.dump_yaml(head))
             out.write(_EVENTS if self.events.count else "events: []\n")
             with part.open(encoding="utf-8", newline="") as events:

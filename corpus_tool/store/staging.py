@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from corpus_tool.errors import BusyError, CorpusError, InputError
 from corpus_tool.io import files
@@ -224,14 +225,20 @@ def copy_tree(source: Path, target: Path) -> None:
 
 
 def write_new(path: Path, text: str) -> None:
-    """A new file at path (in a staged directory): a link standing there is replaced, never
-    written through (a case's `trace.yaml -> ~/.bashrc` must not become the trace)."""
+    """A new file at path (in a staged directory), as `open_new` makes it."""
+    with open_new(path) as handle:
+        handle.write(text)
+
+
+def open_new(path: Path) -> TextIO:
+    """A new file at path (in a staged directory), open for writing text: a link standing
+    there is replaced, never written through (a case's `trace.yaml -> ~/.bashrc` must not
+    become the trace); a directory there is a one-line error."""
     if path.is_dir() and not path.is_symlink():
         raise InputError("is a directory in the case; move it out, then rerun", path)
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
-    with path.open("x", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
+    return path.open("x", encoding="utf-8", newline="\n")
 
 
 def remove_tree(path: Path, steps: StepCounter = NO_STEPS) -> None:

@@ -289,6 +289,31 @@ def test_streamed_force_over_a_case_keeps_its_reviewed_expectations(
     )
 
 
+@pytest.mark.parametrize("name", ["trace.yaml", ".events.part"])
+def test_streamed_force_over_a_directory_in_the_case_is_the_whole_paths_refusal(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str
+) -> None:
+    """A directory where the streamed add writes a file (the trace, or its part file) is the
+    one-line refusal the whole path gives, exit 2 (it was an internal error)."""
+    incident = tmp_path / "incident.json"
+    incident.write_text(json.dumps(_incident(random.Random(6), 40)), encoding="utf-8")
+    first = _both(cli, monkeypatch, tmp_path, incident)
+    for mode in (WHOLE, STREAM):
+        case = first[mode][2]
+        assert case is not None
+        (case / name).unlink(missing_ok=True)
+        (case / name).mkdir()
+    took = _streams(monkeypatch)
+    again = _both(cli, monkeypatch, tmp_path, incident, "--force")
+    (code_w, err_w, _), (code_s, err_s, _) = again[WHOLE], again[STREAM]
+    assert code_s == 2 and "internal error" not in err_s, err_s
+    assert "is a directory in the case; move it out, then rerun" in err_s
+    assert len(err_s.strip().splitlines()) == 1
+    if name == "trace.yaml":  # the whole path writes no part file: only here do both refuse
+        assert code_w == 2 and err_w.rsplit(":", 1)[1] == err_s.rsplit(":", 1)[1], err_w
+    assert took[-1:] != [None]  # the streamed path itself refused it
+
+
 @pytest.mark.parametrize(
     "shape",
     [
