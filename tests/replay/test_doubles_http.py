@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from corpus_tool.replay.doubles import server
 from corpus_tool.replay.doubles.server import Doubles
 
 BODY = json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]})
@@ -38,9 +39,8 @@ def test_a_kept_alive_connection_answers_request_after_request_and_holds_no_othe
     doubles: Doubles,
 ) -> None:
     first = http.client.HTTPConnection(doubles.host, doubles.port, timeout=10)
-    status, headers, text = ask(first)
+    status, _, text = ask(first)
     assert status == 400 and "no case is replaying" in json.loads(text)["error"]["message"]
-    assert headers.get("connection", "keep-alive") != "close"
     kept = first.sock
     assert kept is not None
     other = http.client.HTTPConnection(doubles.host, doubles.port, timeout=10)
@@ -99,3 +99,25 @@ def test_a_body_that_is_not_json_and_a_request_that_is_not_http_are_refused(
         sock.sendall(b"HELLO\r\n\r\n")
         assert sock.recv(65536).startswith(b"HTTP/1.1 400 ")
         assert sock.recv(65536) == b""  # and closed
+
+
+def test_a_defect_answering_one_request_is_its_500_and_the_next_request_is_answered(
+    doubles: Doubles, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One thread serves every connection: an exception while answering is that request's
+    500, never the end of the server (every later request would hang until the SDK's timeout)."""
+
+    def broken(data: bytes) -> object:
+        raise RuntimeError("a defect in the doubles")
+
+    monkeypatch.setattr(server, "_body", broken)
+    client = http.client.HTTPConnection(doubles.host, doubles.port, timeout=10)
+    status, _, text = ask(client)
+    assert status == 500 and "a defect in the doubles" in json.loads(text)["error"]["message"]
+    monkeypatch.undo()
+    other = http.client.HTTPConnection(doubles.host, doubles.port, timeout=10)
+    status, _, text = ask(other)
+    assert status == 400 and "no case is replaying" in json.loads(text)["error"]["message"]
+    assert ask(client)[0] == 400  # the first connection too
+    client.close()
+    other.close()

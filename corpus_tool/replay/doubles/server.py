@@ -250,7 +250,7 @@ class _Connection:
                 )
                 return False
             method, path, body, keep = request
-            if not self.send(_respond(doubles, method, path, body)) or not keep:
+            if not self.send(_guarded(doubles, method, path, body)) or not keep:
                 return False
 
     def send(self, answer: Answer) -> bool:
@@ -412,6 +412,20 @@ def _respond(doubles: Doubles, method: str, path: str, data: bytes) -> Answer:
     if asked.stream:
         return 200, _EVENTS, _stream(api, answer, asked), ()
     return 200, _JSON, json.dumps(_whole(api, answer)).encode(), ()
+
+
+def _guarded(doubles: Doubles, method: str, path: str, data: bytes) -> Answer:
+    """`_respond`, whose own defect is this request's 500 and the case's failure: one thread
+    serves every connection, and an exception leaving it would leave every later request of
+    every agent unanswered until its SDK gave up."""
+    try:
+        return _respond(doubles, method, path, data)
+    except Exception as err:
+        with doubles.lock:
+            if doubles.case is not None:
+                doubles.case.failure = doubles.case.failure or err
+        text = f"corpus replay: internal error: {type(err).__name__}: {err}"
+        return _answer(500, openai_chat, text, "api_error")
 
 
 def _body(data: bytes) -> Mapping[str, Any]:
