@@ -25,7 +25,7 @@ from typing import Any
 
 from corpus_tool.ingest.chat import message, text_of, tool_calls
 from corpus_tool.ingest.coerce import result_value
-from corpus_tool.model.exchange import RecordedExchange
+from corpus_tool.model.exchange import RecordedExchange, function_tool
 
 _TRANSPORT = {"model", "messages", "tools", "temperature", "stream", "stream_options", "system"}
 
@@ -144,7 +144,7 @@ def _llm_request(
     }
     if isinstance(request.get("tools"), list):
         tools = request["tools"]
-        event["tools"] = [_tool(t) for t in tools] if exchange.api == "anthropic" else tools
+        event["tools"] = [function_tool(t) for t in tools] if exchange.api == "anthropic" else tools
     if request.get("temperature") is not None:
         event["temperature"] = request["temperature"]
     event.update({k: v for k, v in request.items() if k not in _TRANSPORT})
@@ -155,19 +155,6 @@ def _llm_request(
     if usage is not None:
         event["usage"] = usage
     return event
-
-
-def _tool(tool: Any) -> Any:
-    """An Anthropic tool `{name, description, input_schema}` in the native (OpenAI) form
-    `{type: function, function: {name, description, parameters}}`, as replay compares it; a
-    server tool (web search, ...) as sent."""
-    if not isinstance(tool, Mapping) or "input_schema" not in tool:
-        return tool
-    function: dict[str, Any] = {"name": tool.get("name")}
-    if tool.get("description") is not None:
-        function["description"] = tool["description"]
-    function["parameters"] = tool["input_schema"]
-    return {"type": "function", "function": function}
 
 
 def _refused(

@@ -4,6 +4,7 @@ into a native incident."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,3 +25,17 @@ class RecordedExchange:
     started_at: float = 0.0
     """When the request arrived, in seconds since the epoch."""
     duration_ms: float = 0.0
+
+
+def function_tool(tool: Any) -> Any:
+    """An Anthropic tool `{name, description, input_schema}` in the native (OpenAI) form
+    `{type: function, function: {name, description, parameters}}`: how a recording keeps it
+    (`ingest/exchanges.py`) and how the Anthropic double hands a request to replay, so the two
+    compare alike. A server tool (web search, ...) as sent."""
+    if not isinstance(tool, Mapping) or "input_schema" not in tool:
+        return tool
+    function: dict[str, Any] = {"name": tool.get("name")}
+    if tool.get("description") is not None:
+        function["description"] = tool["description"]
+    function["parameters"] = tool["input_schema"]
+    return {"type": "function", "function": function}

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from corpus_tool.model.exchange import function_tool
 from corpus_tool.replay.doubles.asked import (
     BadRequest,
     ProviderAnswer,
@@ -41,7 +42,7 @@ def asked(body: Mapping[str, Any]) -> ProviderRequest:
     tools = body.get("tools")
     return ProviderRequest(
         messages,
-        [_tool(t) for t in tools] if isinstance(tools, list) else None,
+        [function_tool(t) for t in tools] if isinstance(tools, list) else None,
         body.get("model") if isinstance(body.get("model"), str) else None,
         body.get("temperature"),
         {k: v for k, v in body.items() if k not in _OWN},
@@ -91,16 +92,6 @@ def _turn(turn: Any, index: int) -> list[Any]:
 def _result(block: Mapping[str, Any]) -> Any:
     content = _text(block.get("content"))
     return content if content is not None else ""
-
-
-def _tool(tool: Any) -> Any:
-    if not isinstance(tool, Mapping) or "input_schema" not in tool:
-        return tool  # a server tool (web search, ...): as sent
-    function = {"name": tool.get("name")}
-    if tool.get("description") is not None:
-        function["description"] = tool["description"]
-    function["parameters"] = tool["input_schema"]
-    return {"type": "function", "function": function}
 
 
 def _stop(answer: ProviderAnswer) -> str:
