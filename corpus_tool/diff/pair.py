@@ -174,7 +174,7 @@ def compare(a: Trajectory, b: Trajectory, ignored: Sequence[str] = ()) -> PairDi
     changed = tuple(s for s, _ in found)
     writes = _writes(found, a.events, b.events)
     ends = (steps.terminal_doc(a.terminal, ignored), steps.terminal_doc(b.terminal, ignored))
-    tools_a, tools_b = _tools(a.events), _tools(b.events)
+    tools_a, tools_b = tool_counts(a.events), tool_counts(b.events)
     errors_a, errors_b = set(error_types(a.events)), set(error_types(b.events))
     egress_a, egress_b = _egress(a.events), _egress(b.events)
     lost = _lost(a, b) if "output" in ends[0] else ()
@@ -304,7 +304,8 @@ def _attempted(event: Event) -> bool:
     return bool(event.extra and event.extra.get("attempted"))
 
 
-def _tools(events: Sequence[Event]) -> Counter[str]:
+def tool_counts(events: Sequence[Event]) -> Counter[str]:
+    """Tool calls by tool name."""
     return Counter(e.tool for e in events if isinstance(e, ToolCallEvent))
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection
 
+from corpus_tool.diff.pair import tool_counts
 from corpus_tool.diff.suites import Shift
-from corpus_tool.model.events import ToolCallEvent
 from corpus_tool.model.json import Json, JsonObject
 from corpus_tool.model.results import Results
 from corpus_tool.model.trace import Trajectory
@@ -29,7 +29,7 @@ def shift_of(base: Results, head: Results, cases: Collection[str]) -> Shift:
     calls, compared = [0, 0], 0
     for name in sorted(before.keys() & after.keys()):
         a, b = before[name], after[name]
-        tools = (_tools(a), _tools(b))
+        tools = (tool_counts(a.events), tool_counts(b.events))
         dropped.update(set(tools[0]) - set(tools[1]))
         added.update(set(tools[1]) - set(tools[0]))
         for side, trajectory in enumerate((a, b)):
@@ -58,10 +58,6 @@ def attempts(results: Results, cases: Collection[str]) -> dict[str, Trajectory]:
             if trajectory is not None:
                 runs[f"{case.case}#{index}"] = trajectory
     return runs
-
-
-def _tools(trajectory: Trajectory) -> Counter[str]:
-    return Counter(e.tool for e in trajectory.events if isinstance(e, ToolCallEvent))
 
 
 def shift_lines(shift: Shift) -> list[str]:
