@@ -157,7 +157,9 @@ class StreamedObject:
             except json.JSONDecodeError:
                 if self._eof:
                     raise NotStreamed("not valid JSON") from None
-                self._fill()
+                # a value longer than what is read: read as much again, so a value of N
+                # chunks is decoded from the start about log N times, not N times
+                self._fill(len(self._buf) - self._pos)
                 continue
             if end + _AHEAD > len(self._buf) and not self._eof:
                 self._fill()  # `7e` of `7e-05`, `1.` of `1.5`: a number may go on
@@ -191,8 +193,8 @@ class StreamedObject:
         if self._peek() != "":
             raise NotStreamed("extra data")
 
-    def _fill(self) -> None:
-        raw = self._handle.read(CHUNK)
+    def _fill(self, at_least: int = 0) -> None:
+        raw = self._handle.read(max(CHUNK, min(at_least, self.limit - self.size + 1)))
         self.size += len(raw)
         if self.size > self.limit:
             raise files.too_big(self.path, "more than that", self.limit)
