@@ -54,13 +54,15 @@ def regrade(
     # all again, while they were built and while the cases were graded (3 s of CPU of a warm
     # regrade's 9, 10,000 cases): read with the collector paused, then frozen (left out of
     # every later collection) until the command ends
+    frozen = gc.get_freeze_count()  # a caller's own frozen objects (regrade run in-process)
     with files.collector_paused():
         stored = read_results(options.stored, checks=False)  # graded again, not read
         gc.freeze()
     try:
         return _regrade(corpus, options, today, out, stored, environ)
     finally:
-        gc.unfreeze()  # the document's values go back to the collector's care
+        if not frozen:  # the document's values go back to the collector's care
+            gc.unfreeze()
 
 
 def _regrade(

@@ -8,6 +8,7 @@ whose trace changed is `stale`, never graded.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -264,9 +265,11 @@ def test_a_document_of_another_corpus_is_refused_naming_it(
     doc = json.loads(before.read_text(encoding="utf-8"))
     other = tmp_path / "other.json"
     other.write_text(json.dumps({**doc, "corpus": "billing"}), encoding="utf-8")
+    assert gc.get_freeze_count() == 0
     code, out, err = cli("-C", root, "regrade", other)
     assert code == 2 and out == ""
     assert "billing" in err and "other.json" in err and len(err.strip().splitlines()) == 1
+    assert gc.get_freeze_count() == 0  # what regrade froze to read the document, let go
 
 
 def _judged(root: Path) -> dict[str, list[str]]:
