@@ -226,30 +226,9 @@ def refuse_incomplete(planned: Sequence[Planned], options: AddOptions) -> None:
 
 def _check_schema(doc: dict[str, Any], incident: Path) -> None:
     """An incident whose values do not fit the trace model is refused with the first misfit."""
-    problems = schema.errors("trace", doc, plain=_plain(doc))
+    problems = schema.errors("trace", doc, plain=schema.is_plain(doc))
     if problems:
         first = problems[0]
         raise InputError(
             f"cannot be stored: {schema.json_path(first.absolute_path)}: {first.message}", incident
         )
-
-
-_JSON_SCALARS = (str, int, float, bool, type(None))
-
-
-def _plain(doc: Any) -> bool:
-    """True when `doc` holds only what JSON holds (dicts with string keys, lists, scalars):
-    the compiled schema check may then answer for it (schema.errors)."""
-    stack = [doc]
-    while stack:
-        value = stack.pop()
-        kind = type(value)
-        if kind is dict:
-            if not all(type(k) is str for k in value):
-                return False
-            stack.extend(value.values())
-        elif kind is list:
-            stack.extend(value)
-        elif kind not in _JSON_SCALARS:
-            return False
-    return True

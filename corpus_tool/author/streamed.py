@@ -189,7 +189,8 @@ class _Case:
 
     def _check_schema(self, doc: dict[str, Any]) -> None:
         """The first schema error of the whole document (schema.errors' order), if any."""
-        found = [(tuple(e.absolute_path), e.message) for e in schema.errors("trace", doc, True)]
+        problems = schema.errors("trace", doc, schema.is_plain(doc))
+        found = [(tuple(e.absolute_path), e.message) for e in problems]
         found.extend(self.events.schema_errors[:1])
         if found:
             where, message = min(found, key=lambda f: (schema.path_key(f[0]), f[1]))

@@ -76,8 +76,9 @@ def part_errors(kind: str, prop: str, value: Any) -> list[ValidationError]:
 def items_errors(kind: str, prop: str, items: list[Any]) -> list[ValidationError]:
     """Schema errors of some items of a top-level list property (a streamed trace's events,
     a batch at a time), paths relative to `items`; the compiled validator answers for valid
-    ones. The errors are those errors() gives at the items' place in the whole document."""
-    check = _compiled_part(kind, prop)
+    plain ones (`is_plain`, as for errors()). The errors are those errors() gives at the
+    items' place in the whole document."""
+    check = _compiled_part(kind, prop) if is_plain(items) else None
     if check is not None:
         try:
             if check(items):
@@ -116,7 +117,7 @@ def _sorted_errors(checker: Draft202012Validator, document: Any) -> list[Validat
     found = []
     for error in checker.iter_errors(document):
         found.extend(_leaves(error))
-    return sorted(found, key=lambda e: (_path_key(e.absolute_path), e.message))
+    return sorted(found, key=lambda e: (path_key(e.absolute_path), e.message))
 
 
 def _compiled_valid(kind: str, document: Any) -> bool:
@@ -155,10 +156,6 @@ def _leaves(error: ValidationError) -> list[ValidationError]:
 
 def path_key(path: Any) -> tuple[str, ...]:
     """The order errors() sorts paths in."""
-    return _path_key(path)
-
-
-def _path_key(path: Any) -> tuple[str, ...]:
     return tuple(f"{p:08d}" if isinstance(p, int) else str(p) for p in path)
 
 
@@ -197,3 +194,24 @@ def _older(kind: str, version: int, current: int) -> str:
         f"schema_version {version} is older than {current}, and no corpus-tool step upgrades "
         f"{kind} files from it; write the file anew (corpus-tool files start at version 1)"
     )
+
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def is_plain(doc: Any) -> bool:
+    """True when `doc` holds only what JSON holds (dicts with string keys, lists, scalars):
+    the compiled schema check may then answer for it (errors(), items_errors())."""
+    stack = [doc]
+    while stack:
+        value = stack.pop()
+        kind = type(value)
+        if kind is dict:
+            if not all(type(k) is str for k in value):
+                return False
+            stack.extend(value.values())
+        elif kind is list:
+            stack.extend(value)
+        elif kind not in _JSON_SCALARS:
+            return False
+    return True
