@@ -219,10 +219,12 @@ class Replays:
         self._run: Iterator[CaseResult] | None = None
         self._coming: set[str] = set()  # ids the current run will still yield
         self._stopped = False
+        self._answered: set[str] = set()  # asked for by an item already
 
     def result(self, case_id: str, coming: str | None = None) -> CaseResult:
         """The case's verdict (a run that raised, an agent that cannot be imported, is the
         item's error, and the next item starts a new run)."""
+        self._answered.add(case_id)
         if case_id in self._ready:
             return self._ready.pop(case_id)
         if self._run is None or case_id not in self._coming:
@@ -243,6 +245,9 @@ class Replays:
         self.close()
         place = self._order.get(case_id)
         ids = self._ids[place:] if place is not None else [case_id, *([coming] if coming else [])]
+        # the cases kept or already answered are not replayed again (only the one asked for)
+        done = self._ready.keys() | self._answered
+        ids = [case_id, *(i for i in ids[1:] if i not in done)]
         self._stopped = False
         self._coming = set(ids)
         self._run = self._start(ids, lambda: self._stopped)
