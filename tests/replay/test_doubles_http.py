@@ -6,9 +6,11 @@ so its answer is the doubles' own 400 naming that: the transport is what is unde
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -121,3 +123,88 @@ def test_a_defect_answering_one_request_is_its_500_and_the_next_request_is_answe
     assert ask(client)[0] == 400  # the first connection too
     client.close()
     other.close()
+
+
+CHUNKED_HEAD = b"POST /v1/chat/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+def refused_then_closed(doubles: Doubles, data: bytes) -> bytes:
+    """What the doubles answer to `data` on a new connection, read until they close it."""
+    with socket.create_connection((doubles.host, doubles.port), timeout=10) as sock:
+        sock.sendall(data)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    return received
+
+
+@pytest.mark.parametrize(
+    ("sent", "said"),
+    [
+        (b"-6\r\nhello!\r\n0\r\n\r\n", b"not hexadecimal"),  # read backwards for ever before
+        (b"0x5\r\nhello\r\n0\r\n\r\n", b"not hexadecimal"),
+        (b"5\r\nhelloXX\r\n0\r\n\r\n", b"longer than its size"),
+        (b"f" * 5000, b"chunk-size line is too long"),  # grew the buffer for ever before
+    ],
+    ids=["negative", "0x-prefix", "overlong-chunk", "endless-size-line"],
+)
+def test_a_malformed_chunked_body_is_refused_and_the_server_goes_on(
+    doubles: Doubles, sent: bytes, said: bytes
+) -> None:
+    """One thread reads every connection: a chunk size it cannot trust is a 400 at once, never
+    a loop or a buffer that grows while every other agent waits."""
+    received = refused_then_closed(doubles, CHUNKED_HEAD + sent)
+    assert received.startswith(b"HTTP/1.1 400 ") and said in received
+    client = http.client.HTTPConnection(doubles.host, doubles.port, timeout=10)
+    assert ask(client)[0] == 400  # the next request is answered: the thread is alive
+    client.close()
+
+
+def test_a_chunked_body_with_a_trailer_and_chunks_in_pieces_is_read_whole(
+    doubles: Doubles,
+) -> None:
+    body = BODY.encode()
+    chunks = b"".join(
+        b"%x\r\n%s\r\n" % (len(body[i : i + 7]), body[i : i + 7]) for i in range(0, len(body), 7)
+    )
+    data = CHUNKED_HEAD + chunks + b"0\r\nX-Checksum: 1\r\n\r\n"
+    with socket.create_connection((doubles.host, doubles.port), timeout=10) as sock:
+        for at in range(0, len(data), 5):  # the body arrives five bytes at a time
+            sock.sendall(data[at : at + 5])
+        received = b""
+        while b"no case is replaying" not in received:
+            received += sock.recv(65536)
+        sock.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\n"
+            + f"Content-Length: {len(BODY)}\r\n\r\n{BODY}".encode()
+        )
+        assert b"no case is replaying" in sock.recv(65536)  # the trailer was used up
+
+
+def test_a_client_that_stops_reading_holds_up_no_other_client(doubles: Doubles) -> None:
+    """An agent that sends requests and never reads their answers fills its socket: the doubles
+    keep its answers queued and serve everyone else (before, the one thread waited 30 s)."""
+    request = (
+        b"POST /v1/chat/completions HTTP/1.1\r\n"
+        + f"Content-Length: {len(BODY)}\r\n\r\n{BODY}".encode()
+    )
+    stalled = socket.socket()
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    stalled.connect((doubles.host, doubles.port))
+    stalled.settimeout(10)
+    sent = 0
+    with contextlib.suppress(TimeoutError, BlockingIOError):  # its requests back up too
+        stalled.setblocking(False)
+        for _ in range(40_000):  # ~10 MB of answers: more than the sockets' buffers hold
+            sent += stalled.send(request)
+    assert sent > 1_000_000
+    time.sleep(1)  # the doubles read what they can and answer into the full socket
+    started = time.monotonic()
+    other = http.client.HTTPConnection(doubles.host, doubles.port, timeout=10)
+    assert ask(other)[0] == 400
+    assert time.monotonic() - started < 5
+    other.close()
+    stalled.setblocking(True)
+    received = stalled.recv(65536)  # and the stalled one's answers are there when it reads
+    assert received.startswith(b"HTTP/1.1 400 ")
+    stalled.close()

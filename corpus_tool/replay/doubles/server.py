@@ -19,9 +19,7 @@ import socket
 import threading
 from collections.abc import Iterator, Mapping
 from datetime import datetime
-from http import HTTPStatus
 from typing import Any
-from urllib.parse import urlsplit
 
 from corpus_tool.model.events import ToolCallEvent
 from corpus_tool.model.values import ToolCall, parse_time
@@ -34,15 +32,12 @@ from corpus_tool.replay.doubles.asked import (
     echoed,
     reported,
 )
+from corpus_tool.replay.doubles.connection import Answer, Connection, Refusal
 from corpus_tool.replay.provider import ProviderError
 from corpus_tool.replay.runtime import Runtime, ToolError
 
 DUMMY_KEY = "corpus-replay-no-key"
 """The API key the doubles hand the agent: any value passes, none reaches a provider."""
-MAX_BODY = 64 << 20
-MAX_HEAD = 64 << 10
-WRITE_TIMEOUT_S = 30.0
-"""How long an answer's write may wait for a client that stopped reading."""
 _NO_RETRY = ("x-should-retry: false",)
 """On the doubles' own errors (a divergence, the event limit): an SDK that would retry a 5xx
 asks no further, the run has ended."""
@@ -130,7 +125,7 @@ class Doubles:
         listener.setblocking(False)
         self._listener = listener
         self._wake_r, self._wake_w = socket.socketpair()
-        self._connections: set[_Connection] = set()
+        self._connections: set[Connection] = set()
         self.case: Case | None = None
         self.lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -191,15 +186,20 @@ class Doubles:
             selector.register(self._listener, selectors.EVENT_READ, None)
             selector.register(self._wake_r, selectors.EVENT_READ, self)
             while True:
-                for key, _ in selector.select():
+                for key, events in selector.select():
                     if key.data is self:
                         return
                     if key.data is None:
                         self._accept(selector)
-                    elif not key.data.readable(self):
+                    elif not key.data.ready(events):
                         selector.unregister(key.fileobj)
                         key.data.close()
                         self._connections.discard(key.data)
+                    elif key.data.events() != key.events:
+                        selector.modify(key.fileobj, key.data.events(), key.data)
+
+    def _respond(self, method: str, path: str, body: bytes) -> Answer:
+        return _guarded(self, method, path, body)
 
     def _accept(self, selector: selectors.BaseSelector) -> None:
         try:
@@ -211,153 +211,9 @@ class Doubles:
         sock.setblocking(False)
         with contextlib.suppress(OSError):  # no Nagle wait between an answer's writes
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        connection = _Connection(sock)
+        connection = Connection(sock, self._respond, _unreadable)
         self._connections.add(connection)
         selector.register(sock, selectors.EVENT_READ, connection)
-
-
-class _Connection:
-    """One client connection: the bytes read so far, requests answered as they complete
-    (HTTP/1.1, kept alive unless the client asks to close or sends HTTP/1.0)."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.buffer = bytearray()
-        self.continued = False  # `100 Continue` sent for the request being read
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.sock.close()
-
-    def readable(self, doubles: Doubles) -> bool:
-        """Read what arrived and answer each complete request; False: close the connection."""
-        try:
-            data = self.sock.recv(1 << 16)
-        except (BlockingIOError, InterruptedError):
-            return True
-        except OSError:
-            return False
-        if not data:
-            return False
-        self.buffer += data
-        while True:
-            request = self._request()
-            if request is None:
-                return True
-            if isinstance(request, _Refusal):
-                self.send(
-                    _answer(request.status, openai_chat, request.message, "invalid_request_error")
-                )
-                return False
-            method, path, body, keep = request
-            if not self.send(_guarded(doubles, method, path, body)) or not keep:
-                return False
-
-    def send(self, answer: Answer) -> bool:
-        """Write one answer whole (blocking: a client that stops reading is dropped)."""
-        status, kind, body, more = answer
-        head = [f"HTTP/1.1 {status} {_reason(status)}", f"Content-Type: {kind.decode()}"]
-        head.append(f"Content-Length: {len(body)}")
-        head.extend(more)
-        data = ("\r\n".join(head) + "\r\n\r\n").encode() + body
-        try:
-            self.sock.settimeout(WRITE_TIMEOUT_S)
-            self.sock.sendall(data)
-            self.sock.setblocking(False)
-        except OSError:
-            return False
-        return True
-
-    def _request(self) -> tuple[str, str, bytes, bool] | _Refusal | None:
-        """The next complete request in the buffer (method, path, body, keep alive), a refusal
-        of a malformed one, or None while it is incomplete."""
-        buffer = self.buffer
-        end = buffer.find(b"\r\n\r\n")
-        if end < 0:
-            return (
-                _Refusal(431, "the request head is too large") if len(buffer) > MAX_HEAD else None
-            )
-        lines = bytes(buffer[:end]).decode("latin-1").split("\r\n")
-        while lines and not lines[0]:
-            lines.pop(0)  # blank lines before a request line are allowed
-        parts = lines[0].split(" ") if lines else []
-        if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
-            return _Refusal(400, "not an HTTP/1.1 request")
-        method, target, version = parts
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        asked = headers.get("connection", "").lower()
-        keep = "close" not in asked and (version != "HTTP/1.0" or "keep-alive" in asked)
-        start = end + 4
-        if "chunked" in headers.get("transfer-encoding", "").lower():
-            found = _chunked(buffer, start)
-            if found is None:
-                self._waiting(headers)
-                return None
-            if isinstance(found, _Refusal):
-                return found
-            body, used = found
-        else:
-            try:
-                length = int(headers.get("content-length") or 0)
-            except ValueError:
-                return _Refusal(400, "the Content-Length is not a number")
-            if length > MAX_BODY or length < 0:
-                return _Refusal(413, f"the request body is over {MAX_BODY >> 20} MiB")
-            if len(buffer) < start + length:
-                self._waiting(headers)
-                return None
-            body, used = bytes(buffer[start : start + length]), start + length
-        del buffer[:used]
-        self.continued = False
-        return method, urlsplit(target).path.rstrip("/"), body, keep
-
-    def _waiting(self, headers: Mapping[str, str]) -> None:
-        """The body is still to come: say `100 Continue` once when the client waits for it."""
-        if not self.continued and headers.get("expect", "").lower() == "100-continue":
-            self.continued = True
-            with contextlib.suppress(OSError):
-                self.sock.settimeout(WRITE_TIMEOUT_S)
-                self.sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
-                self.sock.setblocking(False)
-
-
-class _Refusal:
-    """A request the doubles cannot read: its status and why (the connection then closes)."""
-
-    def __init__(self, status: int, message: str) -> None:
-        self.status, self.message = status, f"corpus replay: {message}"
-
-
-def _chunked(buffer: bytearray, start: int) -> tuple[bytes, int] | _Refusal | None:
-    """A chunked body from `start`: (body, bytes used), or None while incomplete."""
-    body, at = bytearray(), start
-    while True:
-        eol = buffer.find(b"\r\n", at)
-        if eol < 0:
-            return None
-        try:
-            size = int(bytes(buffer[at:eol]).split(b";")[0], 16)
-        except ValueError:
-            return _Refusal(400, "a chunk size is not hexadecimal")
-        if size == 0:
-            trailer = buffer.find(b"\r\n", eol + 2)  # no trailers expected: an empty line
-            return None if trailer < 0 else (bytes(body), trailer + 2)
-        if len(body) + size > MAX_BODY:
-            return _Refusal(413, f"the request body is over {MAX_BODY >> 20} MiB")
-        if len(buffer) < eol + 2 + size + 2:
-            return None
-        body += buffer[eol + 2 : eol + 2 + size]
-        at = eol + 2 + size + 2
-
-
-def _reason(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return ""
 
 
 APIS: dict[str, Any] = {
@@ -366,6 +222,11 @@ APIS: dict[str, Any] = {
     anthropic_messages.PATH: anthropic_messages,
 }
 """The APIs served, by path."""
+
+
+def _unreadable(refusal: Refusal) -> Answer:
+    """A request the transport could not read, answered in the OpenAI error body."""
+    return _answer(refusal.status, openai_chat, refusal.message, "invalid_request_error")
 
 
 def _whole(api: Any, answer: ProviderAnswer) -> dict[str, Any]:
@@ -377,8 +238,6 @@ def _whole(api: Any, answer: ProviderAnswer) -> dict[str, Any]:
     return anthropic_messages.message(answer)
 
 
-Answer = tuple[int, bytes, bytes, tuple[str, ...]]
-"""An HTTP answer: status, content type, body, more header lines."""
 _JSON, _EVENTS = b"application/json", b"text/event-stream"
 
 
