@@ -47,7 +47,7 @@ def incident(
         request = exchange.request if isinstance(exchange.request, Mapping) else {}
         messages = _messages(_kind(exchange), request)
         if first_user is None:
-            first_user = next((m.get("content") for m in messages if m["role"] == "user"), None)
+            first_user = next((m.get("content") for m in messages if m.get("role") == "user"), None)
         events.extend(_answered(messages, pending, len(events)))
         if exchange.status >= 400:
             events.append(_refused(exchange, request, messages, len(events) + 1))
@@ -121,7 +121,9 @@ def _answered(
     """The tool calls this request reports results of, as `tool_call` events."""
     out: list[dict[str, Any]] = []
     for msg in messages:
-        call = pending.pop(str(msg.get("tool_call_id")), None) if msg["role"] == "tool" else None
+        call = (
+            pending.pop(str(msg.get("tool_call_id")), None) if msg.get("role") == "tool" else None
+        )
         if call is None:
             continue
         out.append(
