@@ -304,6 +304,8 @@ SLOW = frozenset(
         "tests/replay/test_sandbox.py::test_the_agent_cannot_undo_the_read_only_bind",
         "tests/replay/test_sandbox.py::test_without_namespaces_the_fence_refuses_writing_the_common_git_directory",
         "tests/replay/test_sdk_recorded.py::test_recorded_sdk_agent_replays_unchanged_and_each_mutation_fails_as_on_the_runtime",
+        "tests/replay/test_sdk_recorded_responses.py::test_recorded_responses_agent_is_a_native_incident_in_chat_terms",
+        "tests/replay/test_sdk_recorded_responses.py::test_recorded_responses_agent_replays_unchanged_and_each_mutation_fails_as_on_the_runtime",
         "tests/replay/test_streaming.py::test_a_case_file_changed_after_the_run_began_is_an_error",
         "tests/replay/test_streaming.py::test_cases_are_read_as_the_worker_takes_them",
         "tests/replay/test_worker_imports.py::test_modules_imported_with_the_entrypoint_are_the_ones_a_case_sees",

@@ -1,16 +1,19 @@
 """Provider calls a recording proxy kept (`corpus record`) as a native incident.
 
-Each answered call to OpenAI Chat Completions or Anthropic Messages (streamed or not) is an
-`llm_request`: its messages in the native format's OpenAI style (`chat.message`: Anthropic's
-`system` as the first `{role: system}` message, tool-call arguments as parsed JSON), its tools
-as sent (Anthropic's `{name, description, input_schema}` as `{type: function, function}`, the
-form the Anthropic double hands replay), its other request fields as parameters (`stream` and
+Each answered call to OpenAI Chat Completions, OpenAI Responses or Anthropic Messages
+(streamed or not) is an `llm_request`: its messages in the native format's OpenAI style
+(`chat.message`: Anthropic's `system` and Responses' `instructions` as the first
+`{role: system}` message, tool-call arguments as parsed JSON; the Responses items as
+`ingest/responses_api.py` reads them), its tools as sent (Anthropic's `{name, description,
+input_schema}` and Responses' flat function tools as `{type: function, function}`, the form
+the doubles hand replay), its other request fields as parameters (`stream` and
 `stream_options` are transport, left out), the answer reassembled from the stream when it was
 one. The call's `model` is the one the agent asked for (what replay compares its request
 with); the dated model the provider answered as, when it names another, is kept as the
 response's `model` (in the case's `extra`). The agent's tools run in its own process, where no
 proxy sees them: a tool call is what the model asked for, its result what the agent reported
-back in its next request (a `tool` message, or Anthropic's `tool_result`), as docs/replay.md
+back in its next request (a `tool` message, Anthropic's `tool_result`, or a Responses
+`function_call_output`), as docs/replay.md
 says. A call the provider refused (status 400-599) is an `llm_request` with
 `error: {status, type, code, param, message}` from the API's error body and no response, so
 replay answers it as the provider did and the agent's retry gets the next call.
@@ -23,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from corpus_tool.ingest import responses_api
 from corpus_tool.ingest.chat import message, text_of, tool_calls
 from corpus_tool.ingest.coerce import result_value
 from corpus_tool.model.exchange import RecordedExchange, function_tool
@@ -41,9 +45,9 @@ def incident(
     first_user: Any = None
     for exchange in calls:
         request = exchange.request if isinstance(exchange.request, Mapping) else {}
-        messages = _messages(exchange.api, request)
+        messages = _messages(_kind(exchange), request)
         if first_user is None:
-            first_user = next((m.get("content") for m in messages if m["role"] == "user"), None)
+            first_user = next((m.get("content") for m in messages if m.get("role") == "user"), None)
         events.extend(_answered(messages, pending, len(events)))
         if exchange.status >= 400:
             events.append(_refused(exchange, request, messages, len(events) + 1))
@@ -60,15 +64,19 @@ def incident(
 def _kind(exchange: RecordedExchange) -> str | None:
     if exchange.api == "openai" and exchange.path.endswith("/chat/completions"):
         return "chat"
+    if exchange.api == "openai" and exchange.path.endswith("/responses"):
+        return "responses"
     if exchange.api == "anthropic" and exchange.path.endswith("/messages"):
         return "messages"
     return None
 
 
-def _messages(api: str, request: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _messages(kind: str | None, request: Mapping[str, Any]) -> list[dict[str, Any]]:
+    if kind == "responses":
+        return responses_api.messages(request)
     found = request.get("messages")
     raw: list[Any] = found if isinstance(found, list) else []
-    if api != "anthropic":
+    if kind != "messages":
         return [message(m) for m in raw]
     out: list[dict[str, Any]] = []
     system = text_of(request.get("system"))
@@ -113,7 +121,9 @@ def _answered(
     """The tool calls this request reports results of, as `tool_call` events."""
     out: list[dict[str, Any]] = []
     for msg in messages:
-        call = pending.pop(str(msg.get("tool_call_id")), None) if msg["role"] == "tool" else None
+        call = (
+            pending.pop(str(msg.get("tool_call_id")), None) if msg.get("role") == "tool" else None
+        )
         if call is None:
             continue
         out.append(
@@ -142,12 +152,13 @@ def _llm_request(
         "durationMs": exchange.duration_ms,
         "messages": messages,
     }
+    kind = _kind(exchange)
     if isinstance(request.get("tools"), list):
-        tools = request["tools"]
-        event["tools"] = [function_tool(t) for t in tools] if exchange.api == "anthropic" else tools
+        event["tools"] = _tools(kind, request["tools"])
     if request.get("temperature") is not None:
         event["temperature"] = request["temperature"]
-    event.update({k: v for k, v in request.items() if k not in _TRANSPORT})
+    transport = responses_api.TRANSPORT if kind == "responses" else _TRANSPORT
+    event.update({k: v for k, v in request.items() if k not in transport})
     usage = answer.pop("usage", None)
     if answered and answered != event["model"]:  # the dated model behind an alias
         answer["model"] = answered
@@ -155,6 +166,12 @@ def _llm_request(
     if usage is not None:
         event["usage"] = usage
     return event
+
+
+def _tools(kind: str | None, tools: list[Any]) -> list[Any]:
+    if kind == "messages":
+        return [function_tool(t) for t in tools]
+    return responses_api.tools(tools) if kind == "responses" else tools
 
 
 def _refused(
@@ -179,6 +196,8 @@ def _refused(
 
 def _answer(exchange: RecordedExchange) -> dict[str, Any]:
     """{model, content, toolCalls, finishReason, usage} of the answer, streamed or not."""
+    if _kind(exchange) == "responses":
+        return responses_api.answer(exchange.response, exchange.events)
     if exchange.api == "anthropic":
         body = exchange.response if exchange.events == () else _anthropic_stream(exchange.events)
         return _anthropic_answer(body if isinstance(body, Mapping) else {})

@@ -1,9 +1,11 @@
 """A scripted provider on the loopback for the weather desk (tests/replay/provider_agents.py),
 written from the APIs' own reference, not from the doubles: what `corpus record` records from.
 
-It answers OpenAI Chat Completions and Anthropic Messages, each whole or streamed as the API
-streams it: a first request gets a `get_weather` tool call, a request that reports the tool's
-result gets the answer. Like the real APIs it names the dated model behind the alias it was
+It answers OpenAI Chat Completions, OpenAI Responses and Anthropic Messages, each whole or
+streamed as the API streams it (Responses: named `event:` lines, each event numbered by its
+`sequence_number`, no `[DONE]`; text and argument deltas carry `obfuscation` padding): a
+first request gets a `get_weather` tool call, a request that reports the tool's result gets
+the answer. Like the real APIs it names the dated model behind the alias it was
 asked for, gives each call an id of its own, and cuts the streamed text and tool arguments into
 uneven deltas. `bodies` holds every request body it received.
 """
@@ -51,6 +53,12 @@ class _Upstream(BaseHTTPRequestHandler):
                 self._sse([("", c) for c in _chat_chunks(body, done, turn, usage)], "[DONE]")
             else:
                 self._json(_chat(body, done, turn))
+        elif self.path.endswith("/responses"):
+            done = any(i.get("type") == "function_call_output" for i in _input_items(body))
+            if body.get("stream"):
+                self._sse(list(_responses_events(body, done, turn)))
+            else:
+                self._json(_responses(body, done, turn))
         elif self.path.endswith("/messages"):
             last = body["messages"][-1]["content"]
             done = isinstance(last, list) and any(b.get("type") == "tool_result" for b in last)
@@ -223,6 +231,124 @@ def _anthropic_events(
         },
     )
     yield "message_stop", {"type": "message_stop"}
+
+
+def _input_items(body: dict[str, Any]) -> list[dict[str, Any]]:
+    given = body["input"]
+    return [{"role": "user", "content": given}] if isinstance(given, str) else list(given)
+
+
+def _responses_output(done: bool, turn: int, status: str = "completed") -> dict[str, Any]:
+    if done:
+        text = ANSWER if status == "completed" else ""
+        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+        return {
+            "id": f"msg_68a{turn}c0ffee",
+            "type": "message",
+            "status": status,
+            "content": [part] if status == "completed" else [],
+            "role": "assistant",
+        }
+    return {
+        "id": f"fc_68a{turn}beef",
+        "type": "function_call",
+        "status": status,
+        "arguments": ARGUMENTS if status == "completed" else "",
+        "call_id": f"call_Rz8{turn}Kp1",
+        "name": "get_weather",
+    }
+
+
+def _responses(body: dict[str, Any], done: bool, turn: int, whole: bool = True) -> dict[str, Any]:
+    """The response object (`whole` False: the in-progress snapshot a stream opens with)."""
+    prompt, completion = USAGE[done]
+    usage = {
+        "input_tokens": prompt,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": completion,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": prompt + completion,
+    }
+    tools = [{**t, "strict": t.get("strict", True)} for t in body.get("tools") or []]
+    return {
+        "id": f"resp_68a{turn}f00d",
+        "object": "response",
+        "created_at": 1748772000 + turn,
+        "status": "completed" if whole else "in_progress",
+        "background": False,
+        "error": None,
+        "incomplete_details": None,
+        "instructions": body.get("instructions"),
+        "max_output_tokens": None,
+        "max_tool_calls": None,
+        "model": DATED[body["model"]],
+        "output": [_responses_output(done, turn)] if whole else [],
+        "parallel_tool_calls": True,
+        "previous_response_id": None,
+        "reasoning": {"effort": None, "summary": None},
+        "service_tier": "default",
+        "store": True,
+        "temperature": body.get("temperature", 1.0),
+        "text": {"format": {"type": "text"}, "verbosity": "medium"},
+        "tool_choice": "auto",
+        "tools": tools,
+        "top_p": 1.0,
+        "truncation": "disabled",
+        "usage": usage if whole else None,
+        "user": None,
+        "metadata": {},
+    }
+
+
+def _responses_events(
+    body: dict[str, Any], done: bool, turn: int
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The stream: lifecycle events around the one output item's added, delta, done events."""
+    opening = _responses(body, done, turn, whole=False)
+    item = _responses_output(done, turn)
+    where = {"item_id": item["id"], "output_index": 0}
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": opening},
+        {"type": "response.in_progress", "response": opening},
+        {
+            "type": "response.output_item.added",
+            "output_index": 0,
+            "item": _responses_output(done, turn, "in_progress"),
+        },
+    ]
+    if done:
+        empty = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}
+        part = {**where, "content_index": 0}
+        events.append({"type": "response.content_part.added", **part, "part": empty})
+        events.extend(
+            {
+                "type": "response.output_text.delta",
+                **part,
+                "delta": piece,
+                "logprobs": [],
+                "obfuscation": "x" * (9 - len(piece)),
+            }
+            for piece in _cut(ANSWER)
+        )
+        events.append({"type": "response.output_text.done", **part, "text": ANSWER, "logprobs": []})
+        events.append({"type": "response.content_part.done", **part, "part": item["content"][0]})
+    else:
+        events.extend(
+            {
+                "type": "response.function_call_arguments.delta",
+                **where,
+                "delta": piece,
+                "obfuscation": "y" * (9 - len(piece)),
+            }
+            for piece in _cut(ARGUMENTS)
+        )
+        events.append(
+            {"type": "response.function_call_arguments.done", **where, "arguments": ARGUMENTS}
+        )
+    events.append({"type": "response.output_item.done", "output_index": 0, "item": item})
+    events.append({"type": "response.completed", "response": _responses(body, done, turn)})
+    for number, event in enumerate(events):
+        yield event["type"], {**event, "sequence_number": number}
 
 
 @contextmanager

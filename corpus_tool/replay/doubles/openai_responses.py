@@ -27,7 +27,9 @@ from corpus_tool.replay.doubles.asked import (
 )
 
 PATH = "/v1/responses"
-_OWN = ("input", "instructions", "tools", "model", "temperature", "stream")
+_OWN = ("input", "instructions", "tools", "model", "temperature", "stream", "stream_options")
+"""Held elsewhere in the request, or transport (`stream_options`: how the events come), as
+`corpus record` leaves them out of a recorded call's parameters (ingest/responses_api.py)."""
 
 
 def asked(body: Mapping[str, Any]) -> ProviderRequest:

@@ -1,0 +1,158 @@
+"""An OpenAI Responses API call (`POST /v1/responses`) a recording proxy kept, in native terms.
+
+The request reads as the Responses double (replay/doubles/openai_responses.py) hands it to
+replay, so a recorded run compares alike: `instructions` as the first `{role: system}`
+message, a string `input` as one user message, message items with their text parts joined,
+consecutive `function_call` items as one assistant message's `tool_calls` (by `call_id`, the
+arguments parsed), a `function_call_output` as a `{role: tool}` message, function tools as
+`{type: function, function: {name, description, parameters}}`; other items and tools as sent.
+The answer is the `response` (a stream's final `response.completed`, or what its
+`output_item` events and deltas add up to when the stream ended without one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from corpus_tool.ingest.chat import responses_output, tool_calls
+
+TRANSPORT = frozenset(
+    {"input", "instructions", "tools", "model", "temperature", "stream", "stream_options"}
+)
+"""Request fields held elsewhere in the event (or transport): not recorded as parameters."""
+_LIFECYCLE = {"response.created", "response.queued", "response.in_progress"}
+_TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
+
+
+def messages(request: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The request's instructions and input items as native messages."""
+    items = request.get("input")
+    if isinstance(items, str):
+        items = [{"role": "user", "content": items}]
+    out: list[dict[str, Any]] = []
+    if isinstance(request.get("instructions"), str):
+        out.append({"role": "system", "content": request["instructions"]})
+    for item in items if isinstance(items, list) else []:
+        _item(out, item)
+    return out
+
+
+def _item(out: list[dict[str, Any]], item: Any) -> None:
+    if not isinstance(item, Mapping):
+        out.append({"role": "user", "content": item})
+        return
+    kind = item.get("type", "message")
+    if kind == "function_call":
+        call = tool_calls([dict(item)])
+        last = out[-1] if out else None
+        if last is not None and last.get("role") == "assistant":
+            last.setdefault("tool_calls", []).extend(call)
+        else:
+            out.append({"role": "assistant", "content": None, "tool_calls": call})
+    elif kind == "function_call_output":
+        given = item.get("output")
+        text = given if isinstance(given, str) else _text(given)
+        out.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": text})
+    elif kind == "message":
+        out.append({"role": item.get("role"), "content": _text(item.get("content"))})
+    else:
+        out.append(dict(item))  # reasoning and other items: as sent
+
+
+def _text(content: Any) -> Any:
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") for p in content if isinstance(p, Mapping) and "text" in p]
+        return "".join(parts) if parts else None
+    return content
+
+
+def tools(given: Sequence[Any]) -> list[Any]:
+    """Function tools in the native form; built-in tools (web search, ...) as sent."""
+    return [_tool(t) for t in given]
+
+
+def _tool(tool: Any) -> Any:
+    if not isinstance(tool, Mapping) or tool.get("type") != "function":
+        return tool
+    function: dict[str, Any] = {"name": tool.get("name")}
+    if tool.get("description") is not None:
+        function["description"] = tool["description"]
+    function["parameters"] = tool.get("parameters") or {}
+    return {"type": "function", "function": function}
+
+
+def answer(body: Any, events: Sequence[Any]) -> dict[str, Any]:
+    """{model, content, toolCalls, finishReason, usage} of the response, streamed or not."""
+    found = streamed(events) if events else body
+    response: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    content, calls = responses_output(response.get("output"))
+    said: dict[str, Any] = {"model": response.get("model"), "content": content}
+    if calls:
+        said["toolCalls"] = calls
+    details = response.get("incomplete_details")
+    if response.get("status") == "incomplete" and isinstance(details, Mapping):
+        said["finishReason"] = details.get("reason")  # max_output_tokens, content_filter
+    if response.get("usage") is not None:
+        said["usage"] = response["usage"]
+    return said
+
+
+def streamed(events: Sequence[Any]) -> dict[str, Any]:
+    """The response a Responses stream adds up to (what the SDK's `get_final_response()`
+    builds): the terminal event's response, its output from the items' own events when the
+    stream ended before one or the terminal event left the output out."""
+    body: dict[str, Any] = {}
+    ended = False
+    items: dict[int, dict[str, Any]] = {}
+    for event in (e for e in events if isinstance(e, Mapping)):
+        kind = event.get("type")
+        if kind in _LIFECYCLE | _TERMINAL and isinstance(event.get("response"), Mapping):
+            body, ended = dict(event["response"]), kind in _TERMINAL
+        elif kind in _ITEM_EVENTS and isinstance(event.get("output_index"), int):
+            _ITEM_EVENTS[str(kind)](items, event)
+    if not ended or body.get("output") is None:
+        body["output"] = [item for _, item in sorted(items.items())]
+    return body
+
+
+def _added(items: dict[int, dict[str, Any]], event: Mapping[str, Any]) -> None:
+    item = event.get("item")
+    if isinstance(item, Mapping):
+        items[event["output_index"]] = {**item, "content": list(item.get("content") or [])}
+
+
+def _part(items: dict[int, dict[str, Any]], event: Mapping[str, Any]) -> None:
+    part = event.get("part")
+    if event["output_index"] in items and isinstance(part, Mapping):
+        items[event["output_index"]]["content"].append(dict(part))
+
+
+def _text_delta(items: dict[int, dict[str, Any]], event: Mapping[str, Any]) -> None:
+    parts = items.get(event["output_index"], {}).get("content") or []
+    at = event.get("content_index")
+    if isinstance(at, int) and 0 <= at < len(parts):
+        parts[at]["text"] = str(parts[at].get("text") or "") + str(event.get("delta") or "")
+
+
+def _arguments_delta(items: dict[int, dict[str, Any]], event: Mapping[str, Any]) -> None:
+    item = items.get(event["output_index"])
+    if item is not None:
+        item["arguments"] = str(item.get("arguments") or "") + str(event.get("delta") or "")
+
+
+def _done(items: dict[int, dict[str, Any]], event: Mapping[str, Any]) -> None:
+    item = event.get("item")
+    if isinstance(item, Mapping):
+        items[event["output_index"]] = dict(item)
+
+
+_ITEM_EVENTS = {
+    "response.output_item.added": _added,
+    "response.content_part.added": _part,
+    "response.output_text.delta": _text_delta,
+    "response.function_call_arguments.delta": _arguments_delta,
+    "response.output_item.done": _done,
+}
