@@ -25,11 +25,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
-import git
-
 from corpus_tool.errors import UsageError
 from corpus_tool.gate.gitdir import safe_args
-from corpus_tool.select.git import Repository
+from corpus_tool.select.git import GitError, Repository
 
 PREFIX = "corpus-gate-"
 _OURS = re.compile(rf"{PREFIX}(\d+)-")
@@ -43,7 +41,7 @@ def checkout(repo: Repository, commit: str) -> Iterator[Path]:
     try:
         try:
             repo.run("worktree", "add", "--detach", "--quiet", str(place), commit)
-        except git.GitCommandError as err:
+        except GitError as err:
             raise UsageError(
                 f"cannot check out {commit[:12]} in a temporary worktree: {_first(err)}"
             ) from None
@@ -58,7 +56,7 @@ def remove(repo: Repository, place: Path) -> None:
     nothing in a checkout, run with the settings `gitdir.SAFE` names: agent code has run by
     now)."""
     shutil.rmtree(place, ignore_errors=True)
-    with contextlib.suppress(git.GitCommandError):
+    with contextlib.suppress(GitError):
         repo.run(*safe_args(), "worktree", "prune")
 
 
@@ -123,7 +121,7 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _first(err: git.GitCommandError) -> str:
+def _first(err: GitError) -> str:
     text = str(err.stderr or err).strip().strip("'").strip()
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else "git worktree add failed"
