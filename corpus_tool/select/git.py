@@ -91,6 +91,7 @@ class Repository:
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
+        self._untracked: list[str] | None = None
 
     @classmethod
     def discover(cls, start: Path) -> Repository:
@@ -164,8 +165,12 @@ class Repository:
         return found
 
     def untracked(self) -> list[str]:
-        """Files git does not track and does not ignore."""
-        return _split(self.run("ls-files", "-z", "--others", "--exclude-standard"))
+        """Files git does not track and does not ignore (listed once a run: it reads every
+        directory of the work tree, 100,000 of them in a corpus of 100,000 cases, and the
+        head side and the diff of the work tree both ask)."""
+        if self._untracked is None:
+            self._untracked = _split(self.run("ls-files", "-z", "--others", "--exclude-standard"))
+        return list(self._untracked)
 
     def head_files(self, head: str, prefixes: list[str], cases: str | None = None) -> HeadFiles:
         """Blob ids of the files under `prefixes` on the head side. `cases` (one of the
@@ -226,9 +231,7 @@ class Repository:
         blobs = dict(staged.blobs)
         local: dict[str, bytes] = {}
         dirty = _split(self.run("diff", "--name-only", "-z", "--no-ext-diff", "--", *prefixes))
-        others = _split(
-            self.run("ls-files", "-z", "--others", "--exclude-standard", "--", *prefixes)
-        )
+        others = [p for p in self.untracked() if _within(p, prefixes)]
         for path in dirty + others:
             try:
                 data = (self.root / path).read_bytes()
@@ -284,6 +287,12 @@ def _git(where: Path, args: list[str], stdin: bytes | None = None) -> bytes:
     if done.returncode != 0:
         raise GitError(argv, done.returncode, done.stderr)
     return done.stdout
+
+
+def _within(path: str, specs: list[str]) -> bool:
+    """Whether a pathspec of `specs` (a file, or a directory with or without its slash) holds
+    `path`, as git's literal pathspecs match it."""
+    return any(path == s or path.startswith(s if s.endswith("/") else s + "/") for s in specs)
 
 
 def _bare(start: Path) -> bool:
