@@ -26,9 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from corpus_tool.errors import UsageError
+from corpus_tool.errors import CorpusError, UsageError
 from corpus_tool.gate.gitdir import safe_args
+from corpus_tool.io import files
 from corpus_tool.select.git import GitError, Repository
+from corpus_tool.store.corpus import CASES, WAIVERS, is_case_id
 
 PREFIX = "corpus-gate-"
 _OURS = re.compile(rf"{PREFIX}(\d+)-")
@@ -43,6 +45,11 @@ class Only:
 
     cases: str
     ids: tuple[str, ...]
+
+    @property
+    def waivers(self) -> str:
+        """The corpus's waivers directory, beside its cases directory."""
+        return self.cases.removesuffix(f"{CASES}/") + f"{WAIVERS}/"
 
 
 @contextlib.contextmanager
@@ -61,6 +68,13 @@ def checkout(repo: Repository, commit: str, only: Only | None = None) -> Iterato
                     "worktree", "add", "--no-checkout", "--detach", "--quiet", str(place), commit
                 )
                 _sparse(place, patterns)
+                assert only is not None
+                # a waiver naming a case the side lacks reads differently (invalid, not
+                # added), so the cases the checked-out waivers name are checked out too
+                named = _waiver_cases(place / only.waivers) - set(only.ids)
+                wider = _patterns(Only(only.cases, (*only.ids, *sorted(named))))
+                if named and wider is not None:
+                    _sparse(place, wider)
         except GitError as err:
             raise UsageError(
                 f"cannot check out {commit[:12]} in a temporary worktree: {_first(err)}"
@@ -79,6 +93,26 @@ def _patterns(only: Only) -> str | None:
     cases = "/" + _escaped(only.cases)
     lines = ["/*", f"!{cases}*/", *(f"{cases}{_escaped(i)}/" for i in sorted(only.ids))]
     return "".join(line + "\n" for line in lines)
+
+
+def _waiver_cases(folder: Path) -> set[str]:
+    """The case ids the waivers in `folder` name (a waiver that does not read names none)."""
+    found: set[str] = set()
+    try:
+        paths = sorted(folder.iterdir())
+    except OSError:
+        return found
+    for path in paths:
+        if not path.name.endswith((".yaml", ".yml")):
+            continue
+        try:
+            data = files.read_yaml(path)
+        except CorpusError:
+            continue
+        case = data.get("case") if isinstance(data, dict) else None
+        if isinstance(case, str) and is_case_id(case):
+            found.add(case)
+    return found
 
 
 def _escaped(path: str) -> str:
