@@ -19,7 +19,7 @@ from corpus_tool.errors import UsageError
 from corpus_tool.gate import gitdir
 from corpus_tool.gate.rounds import ROUND, merged, still_open
 from corpus_tool.gate.sides import Say, open_side, replay_side, side_pool
-from corpus_tool.gate.worktree import checkout, held, interruptible, sweep
+from corpus_tool.gate.worktree import Only, checkout, held, interruptible, sweep
 from corpus_tool.model.config import GateSection
 from corpus_tool.model.results import Results, read_results
 from corpus_tool.replay.runner import RunOptions
@@ -80,7 +80,8 @@ def compare_revisions(
     base_label = f"{asked.base} (merge base {sides.merge_base[:12]})"
     head_label = f"{asked.head} ({sides.head[:12]})" if asked.head else "the working tree"
     given = None if asked.head_results is None else _given(asked.head_results, ids)  # read first
-    trees = _trees(repo, sides.merge_base, sides.head, asked.head)
+    only = None if asked.all else Only(layout.cases_dir, tuple(ids))  # --all: every case
+    trees = _trees(repo, sides.merge_base, sides.head, asked.head, only)
     with interruptible(), trees as (old, new), _kept(repo):
         tell(f"base: {base_label}: replaying {len(ids)} selected case(s)")
         head_root = new / layout.prefix if asked.head else root
@@ -183,12 +184,13 @@ def _kept(repo: Repository) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _trees(
-    repo: Repository, merge_base: str, head: str, asked_head: str | None
+    repo: Repository, merge_base: str, head: str, asked_head: str | None, only: Only | None
 ) -> Iterator[tuple[Path, Path]]:
-    """The base checkout, and the head checkout when a head revision was named."""
-    with checkout(repo, merge_base) as old:
+    """The base checkout, and the head checkout when a head revision was named (`only`: the
+    selected cases alone, with everything outside the cases directory)."""
+    with checkout(repo, merge_base, only) as old:
         if asked_head is None:
             yield old, repo.root
             return
-        with checkout(repo, head) as new:
+        with checkout(repo, head, only) as new:
             yield old, new

@@ -13,7 +13,7 @@ from corpus_tool.select.git import INDEX, WORKTREE, HeadFiles, Repository
 from corpus_tool.select.layout import Layout
 from corpus_tool.select.rules import Impact
 from corpus_tool.select.selection import BlobReader, CaseIndex, Selection, select
-from corpus_tool.store.corpus import config_from_bytes, load_config
+from corpus_tool.store.corpus import config_from_bytes, is_case_id, load_config
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,8 @@ def resolve_sides(
     head_commit = repo.commit("HEAD" if local or head is None else head)
     merge_base = repo.merge_base(base_commit, head_commit)
     side = head if local and head is not None else head_commit
-    return ResolvedRevisions(base, merge_base, side, repo.head_files(side, layout.pathspecs()))
+    head_files = repo.head_files(side, layout.pathspecs(), layout.cases_dir)
+    return ResolvedRevisions(base, merge_base, side, head_files)
 
 
 def select_changed(
@@ -67,11 +68,14 @@ def _head_config(repo: Repository, sides: ResolvedRevisions, layout: Layout, roo
 def _case_index(
     repo: Repository, head_files: HeadFiles, layout: Layout, cache: FactCache
 ) -> CaseIndex:
-    ids = {c for c in map(layout.case_of, head_files.blobs) if c is not None}
+    if head_files.case_dirs is not None:  # a tree lists no empty directory: each is a case
+        ids = {c for c in head_files.case_dirs if is_case_id(c)}
+    else:
+        ids = layout.case_ids(head_files.blobs)
     ids.update(c for c in map(layout.case_of_link, head_files.links) if c is not None)
 
     def head_blob(path: str) -> bytes | None:
-        blob = head_files.blobs.get(path)
+        blob = head_files.lookup([path]).get(path)
         return repo.read(blob, head_files) if blob is not None else None
 
     def read(blobs: list[str]) -> dict[str, bytes]:
@@ -93,7 +97,8 @@ def _case_index(
 
 def _blobs(head_files: HeadFiles, layout: Layout, case_ids: list[str], name: str) -> dict[str, str]:
     paths = {c: layout.case_path(c, name) for c in case_ids}
-    return {c: head_files.blobs[p] for c, p in paths.items() if p in head_files.blobs}
+    found = head_files.lookup(list(paths.values()))
+    return {c: found[p] for c, p in paths.items() if p in found}
 
 
 def _base_reader(repo: Repository, merge_base: str) -> BlobReader:

@@ -1,21 +1,22 @@
 """Reading a git repository for `affected`: revisions, the diff, listings and blobs.
 
-Everything goes through GitPython's command wrapper with NUL-separated output (`-z`), so paths
-with spaces, quotes or non-ASCII characters arrive as they are. Paths are repository-root
-relative, in POSIX form, as git prints them.
+Every command runs git itself (as GitPython's wrapper ran it: at the repository root, its
+messages in English) with NUL-separated output (`-z`), so paths with spaces, quotes or
+non-ASCII characters arrive as they are. Paths are repository-root relative, in POSIX form, as
+git prints them. GitPython is not imported: on a corpus of 100,000 cases its import cost more
+than the selection's own work.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import git
 
 from corpus_tool.errors import UsageError
 
@@ -29,6 +30,27 @@ INDEX = "index"
 WORKTREE = "worktree"
 GITLINK = "160000"
 """The mode of a submodule's entry (a commit id, not a file) in a tree or the index."""
+
+_ENCODING = sys.getfilesystemencoding()
+_TREE_BLOB = re.compile(r"[0-7]{6} blob ([0-9a-f]+)\t([^\0]*)")
+_TREE_DIR = re.compile(r"[0-7]{6} (?:tree|commit) [0-9a-f]+\t([^\0]*)")
+MANY_PATHS = 1000
+"""Past this many case files asked for, a commit's cases are listed whole."""
+_TREE_LINK = re.compile(r"[0-7]{6} commit [0-9a-f]+\t([^\0]*)")
+
+
+class GitError(Exception):
+    """A git command that exited non-zero; `stderr` in the form GitPython's GitCommandError
+    gave it (what the gate's messages quote)."""
+
+    def __init__(self, argv: list[str], status: int, stderr: bytes) -> None:
+        text = stderr.decode(_ENCODING, "surrogateescape").removesuffix("\n")
+        self.status = status
+        self.stderr = f"\n  stderr: '{text}'" if text else ""
+        super().__init__(
+            f"Cmd('git') failed due to: exit code({status})\n  cmdline: {' '.join(argv)}"
+            + self.stderr
+        )
 
 
 @dataclass(frozen=True)
@@ -48,37 +70,56 @@ class HeadFiles:
     blobs: Mapping[str, str]
     local: Mapping[str, bytes] = field(default_factory=dict)  # blob id -> worktree bytes
     links: frozenset[str] = frozenset()  # submodule paths: their files are in another repo
+    case_dirs: frozenset[str] | None = None
+    """When the cases were listed by directory: the names in cases/ that are directories or
+    submodules (`blobs` then holds the other files, and the case files asked for so far)."""
+    more: Callable[[list[str]], Mapping[str, str]] | None = None
+    """Blob ids of case files `blobs` does not hold yet (with `case_dirs`)."""
+
+    def lookup(self, paths: list[str]) -> dict[str, str]:
+        """The blob ids of those of these paths the side has."""
+        blobs = self.blobs
+        if self.more is not None:
+            missing = [p for p in paths if p not in blobs]
+            if missing and isinstance(blobs, dict):
+                blobs.update(self.more(missing))
+        return {p: blobs[p] for p in paths if p in blobs}
 
 
 class Repository:
     """A git repository opened from a directory inside its working tree."""
 
-    def __init__(self, repo: git.Repo) -> None:
-        self._repo = repo
-        self.root = Path(str(repo.working_tree_dir)).resolve()
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._untracked: list[str] | None = None
 
     @classmethod
     def discover(cls, start: Path) -> Repository:
         """The repository holding `start`; UsageError outside one (or without git)."""
         try:
-            repo = git.Repo(start, search_parent_directories=True)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            top = _git(start, ["rev-parse", "--show-toplevel"])
+        except (GitError, OSError) as err:
+            if isinstance(err, GitError) and _bare(start):
+                raise UsageError(
+                    f"{start}: a bare repository has no working tree to select from"
+                ) from None
+            if isinstance(err, OSError) and start.is_dir():  # git itself did not start
+                raise UsageError("git is not installed or not on PATH") from None
             raise UsageError(
                 f"{start}: not inside a git repository; `corpus affected` reads a git diff"
             ) from None
-        if repo.bare or repo.working_tree_dir is None:
-            raise UsageError(f"{start}: a bare repository has no working tree to select from")
-        return cls(repo)
+        return cls(Path(top.decode(_ENCODING, "surrogateescape").rstrip("\n")))
 
     def run(self, *args: str) -> str:
         """Output of one git command run at the repository root (pathspecs taken literally)."""
+        return self.run_bytes(*args).decode(_ENCODING, "surrogateescape")
+
+    def run_bytes(self, *args: str, stdin: bytes | None = None) -> bytes:
+        """run(), its output as git wrote it."""
         try:
-            out: str = self._repo.git.execute(
-                ["git", "--literal-pathspecs", *args], strip_newline_in_stdout=False
-            )
-        except git.GitCommandNotFound:
+            return _git(self.root, ["--literal-pathspecs", *args], stdin)
+        except OSError:
             raise UsageError("git is not installed or not on PATH") from None
-        return out
 
     def commit(self, rev: str) -> str:
         """The commit id a revision names; UsageError for an unknown one."""
@@ -88,7 +129,7 @@ class Repository:
             return self.run(
                 "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
             ).strip()
-        except git.GitCommandError:
+        except GitError:
             raise UsageError(
                 f"unknown revision {rev!r}: no such branch, tag or commit "
                 "(a CI checkout may need `git fetch` of it first)"
@@ -98,7 +139,7 @@ class Repository:
         """The best common ancestor of two commits (what `base...head` diffs from)."""
         try:
             return self.run("merge-base", base, head).strip()
-        except git.GitCommandError:
+        except GitError:
             raise UsageError(
                 f"no common ancestor of {base[:12]} and {head[:12]}: unrelated histories, "
                 "or a shallow clone (fetch with more depth)"
@@ -124,31 +165,53 @@ class Repository:
         return found
 
     def untracked(self) -> list[str]:
-        """Files git does not track and does not ignore."""
-        return _split(self.run("ls-files", "-z", "--others", "--exclude-standard"))
+        """Files git does not track and does not ignore (listed once a run: it reads every
+        directory of the work tree, 100,000 of them in a corpus of 100,000 cases, and the
+        head side and the diff of the work tree both ask)."""
+        if self._untracked is None:
+            self._untracked = _split(self.run("ls-files", "-z", "--others", "--exclude-standard"))
+        return list(self._untracked)
 
-    def head_files(self, head: str, prefixes: list[str]) -> HeadFiles:
-        """Blob ids of the files under `prefixes` on the head side."""
+    def head_files(self, head: str, prefixes: list[str], cases: str | None = None) -> HeadFiles:
+        """Blob ids of the files under `prefixes` on the head side. `cases` (one of the
+        prefixes, a directory): on a commit, its files are listed by directory, and read as
+        asked (HeadFiles.lookup), not all at once."""
         if head == INDEX:
             return self._index(prefixes)
         if head == WORKTREE:
             return self._worktree(prefixes)
+        if cases is not None and cases.endswith("/") and cases in prefixes:
+            return self._tree_by_case(head, [p for p in prefixes if p != cases], cases)
         return self._tree(head, prefixes)
+
+    def _tree_by_case(self, commit: str, others: list[str], cases: str) -> HeadFiles:
+        """A commit's files under `others`, and the names in `cases`: what a selection
+        needs of a corpus of 100,000 cases is their names, and a few cases' files."""
+        listed = self._tree(commit, others) if others else HeadFiles({})
+        raw = self.run("ls-tree", "-z", commit, "--", cases)
+        dirs = frozenset(path[len(cases) :] for path in _TREE_DIR.findall(raw))
+        every: dict[str, str] = {}
+
+        def more(paths: list[str]) -> Mapping[str, str]:
+            if every or len(paths) > MANY_PATHS:  # most of the corpus: list it whole, once
+                if not every:
+                    every.update(self._tree(commit, [cases]).blobs)
+                return {p: every[p] for p in paths if p in every}
+            return self._tree(commit, paths).blobs
+
+        blobs = dict(listed.blobs)
+        return HeadFiles(blobs, links=listed.links, case_dirs=dirs, more=more)
 
     def tree(self, commit: str, paths: list[str]) -> Mapping[str, str]:
         """Blob ids of the files at or under `paths` in a commit."""
         return self._tree(commit, paths).blobs
 
     def _tree(self, commit: str, paths: list[str]) -> HeadFiles:
-        blobs: dict[str, str] = {}
-        links: set[str] = set()
-        for entry in _split(self.run("ls-tree", "-r", "-z", commit, "--", *paths)):
-            meta, _, path = entry.partition("\t")
-            _mode, kind, blob = meta.split()
-            if kind == "blob":
-                blobs[path] = blob
-            elif kind == "commit":  # a submodule: a commit of another repository
-                links.add(path)
+        raw = self.run("ls-tree", "-r", "-z", commit, "--", *paths)
+        # each entry `<mode> <type> <id>\t<path>`; matched over the whole output at once (a
+        # corpus of 100,000 cases lists 200,000 files), a path taken whole up to its NUL
+        blobs = {path: blob for blob, path in _TREE_BLOB.findall(raw)}
+        links = _TREE_LINK.findall(raw)  # submodules: commits of another repository
         return HeadFiles(blobs, links=frozenset(links))
 
     def _index(self, prefixes: list[str]) -> HeadFiles:
@@ -168,9 +231,7 @@ class Repository:
         blobs = dict(staged.blobs)
         local: dict[str, bytes] = {}
         dirty = _split(self.run("diff", "--name-only", "-z", "--no-ext-diff", "--", *prefixes))
-        others = _split(
-            self.run("ls-files", "-z", "--others", "--exclude-standard", "--", *prefixes)
-        )
+        others = [p for p in self.untracked() if _within(p, prefixes)]
         for path in dirty + others:
             try:
                 data = (self.root / path).read_bytes()
@@ -186,8 +247,10 @@ class Repository:
         """The bytes of a blob (worktree bytes when `head_files` hashed them itself)."""
         if head_files is not None and blob in head_files.local:
             return head_files.local[blob]
-        data: Any = self._repo.git.get_object_data(blob)[3]
-        return bytes(data)
+        found = self.read_many([blob])
+        if blob not in found:
+            raise UsageError(f"git cannot read the object {blob}")
+        return found[blob]
 
     def read_many(self, blobs: list[str], head_files: HeadFiles | None = None) -> dict[str, bytes]:
         """The bytes of many blobs, streamed through `git cat-file --batch` in chunks.
@@ -199,14 +262,8 @@ class Repository:
         wanted = sorted(set(blobs) - set(found))
         for start in range(0, len(wanted), BATCH):
             chunk = wanted[start : start + BATCH]
-            done = subprocess.run(
-                ["git", "cat-file", "--batch"],
-                cwd=self.root,
-                input="".join(f"{blob}\n" for blob in chunk).encode(),
-                capture_output=True,
-                check=True,
-            )
-            found.update(parse_batch(done.stdout))
+            stdin = "".join(f"{blob}\n" for blob in chunk).encode()
+            found.update(parse_batch(self.run_bytes("cat-file", "--batch", stdin=stdin)))
         return found
 
     def cache_dir(self) -> Path:
@@ -219,6 +276,30 @@ class Repository:
         if override:
             return Path(override)
         return Path(self.run("rev-parse", "--absolute-git-dir").strip()) / "corpus-tool"
+
+
+def _git(where: Path, args: list[str], stdin: bytes | None = None) -> bytes:
+    """git's output; GitError when it fails, OSError when it cannot start (or `where` is
+    gone). Its messages in English, as GitPython had them."""
+    argv = ["git", *args]
+    env = {**os.environ, "LANGUAGE": "C", "LC_ALL": "C"}
+    done = subprocess.run(argv, cwd=where, input=stdin, capture_output=True, env=env, check=False)
+    if done.returncode != 0:
+        raise GitError(argv, done.returncode, done.stderr)
+    return done.stdout
+
+
+def _within(path: str, specs: list[str]) -> bool:
+    """Whether a pathspec of `specs` (a file, or a directory with or without its slash) holds
+    `path`, as git's literal pathspecs match it."""
+    return any(path == s or path.startswith(s if s.endswith("/") else s + "/") for s in specs)
+
+
+def _bare(start: Path) -> bool:
+    try:
+        return _git(start, ["rev-parse", "--is-bare-repository"]).strip() == b"true"
+    except (GitError, OSError):
+        return False
 
 
 def blob_id(data: bytes) -> str:

@@ -9,6 +9,7 @@ run every time.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -70,7 +71,9 @@ class ValidationRun:
         self.problems = self._shown(self.guard.problems)
         self._cache = cache
         self._files = _CaseReader(corpus)
-        self._context = context_key(_bytes_or_empty(corpus.config_path), self.guard.context())
+        # the key's parts are taken now; the key itself (which fingerprints the tool: a stat
+        # of each of its files) only when a cache asks for it
+        self._context_of = (_bytes_or_empty(corpus.config_path), self.guard.context())
 
     def config(self) -> list[Finding]:
         """corpus.yaml: parse and schema (never cached: one file, read anyway)."""
@@ -110,6 +113,10 @@ class ValidationRun:
         valid = {kind: raws[kind] for kind in entry.valid}
         documents = self._documents(key, case_id, valid) if documents_wanted else {}
         return CheckedCase(self._shown(entry.findings), valid, documents)
+
+    @functools.cached_property
+    def _context(self) -> str:
+        return context_key(*self._context_of)
 
     def _documents(self, key: str, case_id: str, valid: dict[str, bytes]) -> dict[str, Any]:
         """The parsed documents of a case's valid files: kept ones, else parsed and kept."""

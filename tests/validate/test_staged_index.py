@@ -1,0 +1,139 @@
+"""`validate --staged` reads the index once: what it copies out of a version-2 index (made from
+HEAD's tree and the staged diff) is what git's own listing and checkout-index give, byte for
+byte, for every kind of staged change; an index that can hold entries HEAD and the diff do not
+show (intent-to-add, skip-worktree: a version-3 file; a version-4 one, which git can be set to
+write) is asked as git asks it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from corpus_tool.validate import staged
+from tests.conftest import EXAMPLES, Cli, git
+
+
+@pytest.fixture
+def repo(git_repo: Path, cli: Cli) -> Path:
+    """A corpus (evals/) of two cases and a waiver naming one, committed."""
+    assert cli("init", "evals", cwd=git_repo).code == 0
+    for name in ("refund-success", "inventory-zero-stock"):
+        added = cli(
+            "-C", git_repo / "evals", "add", EXAMPLES / f"incidents/{name}.json", "--id", name
+        )
+        assert added.code == 0, added.err
+    (git_repo / "evals/waivers/W-1.yaml").write_text(
+        "schema_version: 1\nid: W-1\ncase: inventory-zero-stock\nchecks: [tools.required]\n"
+        "reason: lands next release\nowner: shop\nexpires: '2999-01-01'\n",
+        encoding="utf-8",
+    )
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "corpus")
+    return git_repo
+
+
+def _edit_trace(repo: Path) -> None:
+    trace = repo / "evals/cases/refund-success/trace.yaml"
+    trace.write_bytes(trace.read_bytes() + b"# reviewed\n")
+    git(repo, "add", "-A")
+
+
+def _crlf_attributes(repo: Path) -> None:
+    """A staged .gitattributes that converts the case files, gone from the work tree:
+    checkout-index applies the index's."""
+    attributes = repo / "evals/cases/.gitattributes"
+    attributes.write_text("*.yaml text eol=crlf\n", encoding="utf-8")
+    _edit_trace(repo)
+    attributes.unlink()
+
+
+def _delete_trace(repo: Path) -> None:
+    git(repo, "rm", "-q", "evals/cases/refund-success/trace.yaml")
+
+
+def _delete_named_case(repo: Path) -> None:
+    git(repo, "rm", "-q", "-r", "evals/cases/inventory-zero-stock")
+
+
+def _new_case_with_link(repo: Path) -> None:
+    case = repo / "evals/cases/linked"
+    case.mkdir()
+    (case / "expected.yaml").write_bytes(
+        (repo / "evals/cases/refund-success/expected.yaml").read_bytes()
+    )
+    os.symlink("../refund-success/trace.yaml", case / "trace.yaml")
+    (case / "run.sh").write_text("#!/bin/sh\n", encoding="utf-8")
+    (case / "run.sh").chmod(0o755)
+    git(repo, "add", "-A")
+
+
+def _edit_config(repo: Path) -> None:
+    config = repo / "evals/corpus.yaml"
+    config.write_bytes(config.read_bytes() + b"# reviewed\n")
+    git(repo, "add", "-A")
+
+
+def _staged_and_edited_again(repo: Path) -> None:
+    """The index and the work tree disagree: the index's version is what is checked."""
+    _edit_trace(repo)
+    trace = repo / "evals/cases/refund-success/trace.yaml"
+    trace.write_text("not: [the staged version\n", encoding="utf-8")
+
+
+CHANGES: dict[str, Callable[[Path], None]] = {
+    "a trace edited": _edit_trace,
+    "a .gitattributes converting the case files": _crlf_attributes,
+    "a trace deleted": _delete_trace,
+    "a case a waiver names deleted": _delete_named_case,
+    "a new case with a link and an executable": _new_case_with_link,
+    "corpus.yaml edited": _edit_config,
+    "staged, then edited in the work tree": _staged_and_edited_again,
+}
+
+
+def _copied(repo: Path, scratch: Path) -> dict[str, tuple[str, bytes]]:
+    index = staged.Index(repo)
+    copies, found = staged.copies(index, None, scratch, str)
+    assert not found
+    tree: dict[str, tuple[str, bytes]] = {}
+    for path in sorted(scratch.rglob("*")):
+        rel = path.relative_to(scratch).as_posix()
+        if path.is_symlink():
+            tree[rel] = ("link", os.readlink(path).encode())
+        elif path.is_file():
+            tree[rel] = (oct(path.stat().st_mode & 0o111), path.read_bytes())
+        else:
+            tree[rel] = ("dir", b"")
+    tree["(checked)"] = ("", repr([(sorted(c.cases), sorted(c.waivers)) for c in copies]).encode())
+    return {k: (m, b.replace(str(scratch).encode(), b"SCRATCH")) for k, (m, b) in tree.items()}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_copy_from_head_and_the_diff_is_what_git_checks_out(
+    repo: Path, tmp_path: Path, change: str
+) -> None:
+    CHANGES[change](repo)
+    git(repo, "update-index", "--index-version", "2")
+    assert staged.Index(repo)._plain  # the fast path is the one under test
+    fast = _copied(repo, tmp_path / "fast")
+    git(repo, "update-index", "--index-version", "4")
+    assert not staged.Index(repo)._plain
+    asked = _copied(repo, tmp_path / "asked")
+    assert fast == asked
+    assert any(k.endswith("trace.yaml") or k.endswith(".yaml") for k in fast)
+
+
+def test_an_intent_to_add_entry_is_read_from_the_index(
+    repo: Path, tmp_path: Path, cli: Cli
+) -> None:
+    """`git add -N` needs a version-3 index: the listing comes from git, which shows it."""
+    _edit_trace(repo)
+    (repo / "evals/cases/refund-success/notes.yaml").write_text("a: 1\n", encoding="utf-8")
+    git(repo, "add", "-N", "evals/cases/refund-success/notes.yaml")
+    assert not staged.Index(repo)._plain
+    copied = _copied(repo, tmp_path / "copy")
+    assert copied["evals/cases/refund-success/notes.yaml"][1] == b""  # as checkout-index has it
+    assert cli("validate", "--staged", cwd=repo).code == 0
