@@ -99,7 +99,7 @@ class _Reader:
         self.indents = [n if (n := len(x) - len(x.lstrip(" "))) < len(x) else _BLANK for x in lines]
         self.indents[-1] = -1
         self.resolve = resolve
-        self.plain = resolve.known
+        self.plain = resolve.lines
         self.spans: list[ScalarExtent] = []
         self._starts: list[int] | None = None
 
@@ -237,7 +237,10 @@ class _Reader:
         """A plain scalar that is all of line i from col."""
         if _bad_plain(text) or (text[0] in "-?:" and (len(text) == 1 or text[1] == " ")):
             raise Unsure
-        return self.plain_value(text, i, col)
+        value = self.plain_value(text, i, col)
+        if len(text) <= 256:  # a text checked as a whole line's plain scalar, for the next time
+            self.resolve.remember(self.plain, text, value)
+        return value
 
     def plain_value(self, text: str, i: int, col: int) -> Any:
         """A one-line plain scalar's value (remembered: a trace repeats its keys and words)."""
@@ -417,16 +420,21 @@ class Scalars:
         self.tag_of, self.bools = loader.resolve, loader.bool_values
         self.make_int, self.make_float = loader.construct_yaml_int, loader.construct_yaml_float
         self.known: dict[str, Any] = {}
+        self.lines: dict[str, Any] = {}  # texts found fit to be all of a line's plain value
 
     def __call__(self, text: str) -> Any:
         known = self.known.get(text, _MISS)
         if known is _MISS:
             known = self.build(text)
             if len(text) <= 256:
-                if len(self.known) > 50_000:
-                    self.known.clear()
-                self.known[text] = known
+                self.remember(self.known, text, known)
         return known
+
+    @staticmethod
+    def remember(memo: dict[str, Any], text: str, value: Any) -> None:
+        if len(memo) > 50_000:
+            memo.clear()
+        memo[text] = value
 
     def build(self, text: str) -> Any:
         tag = self.tag_of(ScalarNode, text, (True, False))

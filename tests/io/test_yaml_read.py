@@ -194,6 +194,8 @@ HOSTILE = [
     "=: 1\n",
     "? a\n: b\n",
     "a:b: c\n",
+    "a:: 1\nx: a:\n",  # a key's text that no value may be (the key read first)
+    "x: a\n  b\ny: a b\nz: a b:\n",
     "a:b\n",
     "http://x: 1\n",
     "a: http://x.example/a#frag\n",
