@@ -321,7 +321,7 @@ def _read_written(text: str | bytes) -> tuple[Any, list[ScalarExtent]] | None:
     try:
         decoded = text.decode("utf-8") if isinstance(text, bytes) else text
         return yaml_read.read(decoded, _scalars())
-    except Exception:  # Unsure, not UTF-8, too deep: libyaml gives the value or the error
+    except Exception:  # OffLayout, not UTF-8, too deep: libyaml gives the value or the error
         return None
 
 

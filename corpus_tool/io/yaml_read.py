@@ -12,7 +12,7 @@ It is not a second YAML dialect: anything it is not certain of — a comment, a 
 tab-indented line, a flow collection other than `{}` and `[]`, an anchor, alias or tag, a
 folded (`>`) scalar, an empty value, a key written twice (or two spellings of one key),
 a document marker, a character the YAML reader refuses or reads as a line break, deep
-nesting — raises `Unsure`, and the caller parses the text with libyaml as before, which
+nesting — raises `OffLayout`, and the caller parses the text with libyaml as before, which
 gives the value, or the error and its line, that it always gave. The suite compares the two
 on every example file, on documents the writer makes of random values and on hostile ones.
 """
@@ -32,7 +32,7 @@ _INT, _FLOAT, _BOOL, _NULL = _TAG + "int", _TAG + "float", _TAG + "bool", _TAG +
 MAX_DEPTH = 150  # deeper documents go to libyaml, which knows the real limit's message
 
 
-class Unsure(Exception):
+class OffLayout(Exception):
     """The text is not (certainly) in the writer's layout: parse it with libyaml."""
 
 
@@ -67,21 +67,21 @@ _NOT_PLAIN_START = frozenset(",[]{}#&*!|>'\"%@` ")
 
 def read(text: str, resolve: Scalars) -> tuple[Any, list[ScalarExtent]]:
     """The document's value and the spans of its scalars holding a `#` (as yaml_build.build
-    gives them), or Unsure."""
+    gives them), or OffLayout."""
     if not text.endswith("\n") or _ODD.search(text):
-        raise Unsure
+        raise OffLayout
     reader = _Reader(text, resolve)
     lines = reader.lines
     first = lines[0]
     if first.startswith((" ", "---", "...")):
-        raise Unsure
+        raise OffLayout
     value: Any
     if first.startswith("- "):
         value, end = reader.sequence(0, 0, 0)
     else:
         value, end = reader.mapping(0, 0, 0)
     if end != len(lines) - 1:
-        raise Unsure
+        raise OffLayout
     return value, reader.spans
 
 
@@ -112,18 +112,18 @@ class _Reader:
     def mapping(self, i: int, col: int, depth: int) -> tuple[dict[Any, Any], int]:
         """The block mapping whose first key starts at line i, column col."""
         if depth > MAX_DEPTH:
-            raise Unsure
+            raise OffLayout
         out: dict[Any, Any] = {}
         lines, indents, plain_memo = self.lines, self.indents, self.plain
         while True:
             line = lines[i]
             match = _KEY.match(line, col)
             if match is None:
-                raise Unsure
+                raise OffLayout
             plain, single, double = match.groups()
             if plain is not None:
                 if " #" in plain or plain[-1] == " ":
-                    raise Unsure
+                    raise OffLayout
                 key = self.plain_value(plain, i, col)
             elif single is not None:
                 key = single.replace("''", "'") if "'" in single else single
@@ -135,9 +135,9 @@ class _Reader:
                     self.span(i, col, match.end(3) + 1 - col)
             at = match.end()
             if at - col > 1000:
-                raise Unsure  # libyaml's limit of a simple key
+                raise OffLayout  # libyaml's limit of a simple key
             if key in out:
-                raise Unsure  # a duplicate: the loader's error and its line
+                raise OffLayout  # a duplicate: the loader's error and its line
             if at == len(line):
                 value, i = self.below(i, col, depth)
             elif line[at] in _NOT_PLAIN_START or indents[i + 1] > col:
@@ -153,12 +153,12 @@ class _Reader:
             if indent < col:
                 return out, i
             if indent > col or lines[i].startswith("- ", col):
-                raise Unsure
+                raise OffLayout
 
     def sequence(self, i: int, col: int, depth: int) -> tuple[list[Any], int]:
         """The block sequence whose first `- ` is at line i, column col."""
         if depth > MAX_DEPTH:
-            raise Unsure
+            raise OffLayout
         out: list[Any] = []
         lines, indents = self.lines, self.indents
         item = col + 2
@@ -166,7 +166,7 @@ class _Reader:
         while True:
             line = lines[i]
             if len(line) <= item or line[item] == " ":
-                raise Unsure
+                raise OffLayout
             if line.startswith("- ", item):
                 value, i = self.sequence(i, item, depth + 1)
             elif _KEY.match(line, item) is not None:
@@ -178,7 +178,7 @@ class _Reader:
             if indent < col:
                 return out, i
             if indent > col:
-                raise Unsure
+                raise OffLayout
             if not lines[i].startswith("- ", col):
                 return out, i  # a sequence not indented under its key: the key's mapping goes on
 
@@ -190,7 +190,7 @@ class _Reader:
             return self.sequence(i, indent, depth + 1)
         if indent > col and indent != _BLANK:
             return self.mapping(i, indent, depth + 1)
-        raise Unsure  # an empty value (null), or a blank line: libyaml decides
+        raise OffLayout  # an empty value (null), or a blank line: libyaml decides
 
     def node(self, line: str, at: int, i: int, parent: int, depth: int) -> tuple[Any, int]:
         """A scalar or an empty collection written from column `at` of line i, inside a
@@ -208,7 +208,7 @@ class _Reader:
                 return {}, i + 1
             if rest == "[]":
                 return [], i + 1
-            raise Unsure
+            raise OffLayout
         return self.plain_scalar(line, at, i, parent)
 
     def plain_scalar(self, line: str, at: int, i: int, parent: int) -> tuple[Any, int]:
@@ -217,13 +217,13 @@ class _Reader:
         if indents[i + 1] <= parent:
             return self.plain_line(text, i, at), i + 1
         if _bad_plain(text):
-            raise Unsure
+            raise OffLayout
         parts, start_line = [text], i
         i += 1
         while indents[i] > parent:
             part = self.lines[i].lstrip(" ")
             if _bad_plain(part) or part[0] == "#":
-                raise Unsure
+                raise OffLayout
             parts.append(part)
             i += 1
         text = " ".join(parts)
@@ -236,7 +236,7 @@ class _Reader:
     def plain_line(self, text: str, i: int, col: int) -> Any:
         """A plain scalar that is all of line i from col."""
         if _bad_plain(text) or (text[0] in "-?:" and (len(text) == 1 or text[1] == " ")):
-            raise Unsure
+            raise OffLayout
         value = self.plain_value(text, i, col)
         if len(text) <= 256:  # a text checked as a whole line's plain scalar, for the next time
             self.resolve.remember(self.plain, text, value)
@@ -259,14 +259,14 @@ class _Reader:
             end = _end(_SINGLE_PART, part, start)
             if end < len(part):  # the closing quote
                 if end + 1 != len(part):
-                    raise Unsure
+                    raise OffLayout
                 parts.append(part[start:end])
                 break
             parts.append(part[start:])
             i += 1
             start = self.indents[i]
             if start <= parent:
-                raise Unsure
+                raise OffLayout
             part = self.lines[i]
         raw = parts[0] if len(parts) == 1 else _folded(parts)
         if "#" in raw:
@@ -281,16 +281,16 @@ class _Reader:
             end = _end(_DOUBLE_PART, part, start)
             if end < len(part) and part[end] == '"':
                 if end + 1 != len(part):
-                    raise Unsure
+                    raise OffLayout
                 parts.append(part[start:end])
                 break
             if end < len(part) - 1:
-                raise Unsure  # a lone `\` inside: libyaml's error
+                raise OffLayout  # a lone `\` inside: libyaml's error
             parts.append(part[start:])
             i += 1
             part, start = self.lines[i], self.indents[i]
             if start <= parent:
-                raise Unsure
+                raise OffLayout
         raw = parts[0] if len(parts) == 1 else _folded_double(parts)
         if "#" in raw:
             self.spans.append(
@@ -301,31 +301,31 @@ class _Reader:
     def literal(self, line: str, at: int, i: int, parent: int) -> tuple[str, int]:
         header = _HEADER.fullmatch(line, at)
         if header is None:
-            raise Unsure
+            raise OffLayout
         digit = header.group(1) or header.group(4)
         chomp = header.group(2) or header.group(3)
         lines, start_line = self.lines, i
         i += 1
         indent = parent + int(digit) if digit else self.indents[i]
         if indent <= parent or indent == _BLANK:
-            raise Unsure  # leading blank lines decide the indentation: libyaml's rules
+            raise OffLayout  # leading blank lines decide the indentation: libyaml's rules
         body: list[str] = []
         pad = " " * indent
         while i < self.eof:
             text = lines[i]
             if text and not text.startswith(pad):
                 if text.strip(" ") == "":
-                    raise Unsure
+                    raise OffLayout
                 break
             if text.endswith(" "):
-                raise Unsure
+                raise OffLayout
             body.append(text[indent:])
             i += 1
         kept = len(body)
         while kept and not body[kept - 1]:
             kept -= 1
         if not kept:
-            raise Unsure
+            raise OffLayout
         value = "\n".join(body[:kept])
         if chomp == "+":
             value += "\n" * (len(body) - kept + 1)
@@ -378,7 +378,7 @@ def _folded_double(parts: list[str]) -> str:
     in an escaping `\\` joins the next with nothing between them."""
     for part in parts[:-1]:
         if part.endswith(" ") or not part.strip(" "):
-            raise Unsure  # trailing or lone blanks around an escape: libyaml's rules
+            raise OffLayout  # trailing or lone blanks around an escape: libyaml's rules
     out = [parts[0]]
     for part in parts[1:]:
         previous = out[-1]
@@ -395,7 +395,7 @@ def _unescape(raw: str) -> str:
     if "\\" not in raw:
         return raw
     if "\\" in _ESCAPE.sub("", raw):
-        raise Unsure
+        raise OffLayout
     return _ESCAPE.sub(_escaped, raw)
 
 
@@ -405,13 +405,13 @@ def _escaped(match: re.Match[str]) -> str:
         return _ESCAPES[code]
     value = int(code[1:], 16)
     if 0xD800 <= value <= 0xDFFF or value > 0x10FFFF:
-        raise Unsure
+        raise OffLayout
     return chr(value)
 
 
 class Scalars:
     """Plain scalars' values as a loader (files.Loader) builds them: its resolver's tag, then
-    the constructor yaml_build uses for that tag; Unsure for any other tag (`<<`, `=`).
+    the constructor yaml_build uses for that tag; OffLayout for any other tag (`<<`, `=`).
 
     Remembered across documents (a corpus repeats its keys and words): the value of a plain
     scalar depends on its text alone, and the values are immutable."""
@@ -450,4 +450,4 @@ class Scalars:
             return self.bools[text.lower()]
         if tag == _FLOAT:
             return self.make_float(ScalarNode(tag, text))
-        raise Unsure
+        raise OffLayout

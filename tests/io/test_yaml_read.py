@@ -45,7 +45,7 @@ def _read(text: str) -> bool:
     """Whether the layout reader itself answered (rather than stepping aside)."""
     try:
         yaml_read.read(text, files._scalars())
-    except yaml_read.Unsure:
+    except yaml_read.OffLayout:
         return False
     return True
 
