@@ -73,6 +73,7 @@ def _reference(text: str | bytes, monkeypatch: pytest.MonkeyPatch) -> Any:
 
     with monkeypatch.context() as patch:
         patch.setattr(yaml_build, "build", unusual)
+        patch.setattr(files, "_read_written", lambda text: None)  # the layout reader too
         return _outcome(text)
 
 
