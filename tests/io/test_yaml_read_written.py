@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import hypothesis
+import hypothesis.strategies as st
 import pytest
 
 from corpus_tool.io import files
 from tests.io.test_yaml_read import WORDS, _outcome, _reference
-
-hypothesis = pytest.importorskip("hypothesis")  # not a declared dependency: skipped without it
-st = pytest.importorskip("hypothesis.strategies")
 
 _chars = st.characters(blacklist_categories=("Cs",))
 _strings = st.one_of(
