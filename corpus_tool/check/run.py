@@ -27,6 +27,7 @@ from corpus_tool.model.trace import Trajectory
 from corpus_tool.replay import results as report
 from corpus_tool.replay.cases import CaseResult, load_case
 from corpus_tool.replay.runner import Load, RunOptions, run_cases
+from corpus_tool.replay.workers.pool import Pool
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.waivers.book import Book, unused, waive
 
@@ -67,20 +68,23 @@ def execute(
     book: Book,
     load: Load | None = None,
     preface: Preface | None = None,
+    pool: Pool | None = None,
 ) -> list[CaseResult]:
     """Run the cases, printing a verdict line per case (and a progress bar on a terminal);
     the book's waivers are applied to each verdict before it is shown.
 
     `load` reads a case (`corpus check` validates it on the way); `preface` gives the lines
     that come first (`check`: the validation findings, known once every case was read):
-    verdict lines wait for it. The list returned keeps of each result what the end of the run
-    shows (`_kept`), so memory stays flat as the corpus grows.
+    verdict lines wait for it; `pool`: workers started ahead (`check`'s), left running. The
+    list returned keeps of each result what the end of the run shows (`_kept`), so memory
+    stays flat as the corpus grows.
     """
     results: list[CaseResult] = []
     keep = functools.partial(_kept, options)
 
     def judged(say: Callable[[str], None]) -> Iterator[None]:
-        for result in run_cases(corpus, ids, options.run, grader=grade_checks, load=load):
+        cases = run_cases(corpus, ids, options.run, grader=grade_checks, load=load, pool=pool)
+        for result in cases:
             waived = waive(result, book)
             results.append(keep(waived))
             say(report.headline(waived))

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import TextIO
 
 from corpus_tool.check.run import ReplayOptions, execute, exit_code, finish
+from corpus_tool.errors import CorpusError
 from corpus_tool.model.findings import Finding, sort_findings
 from corpus_tool.model.results import results_of
 from corpus_tool.replay.cases import LoadedCase, load_case
-from corpus_tool.replay.runner import requested_cases
+from corpus_tool.replay.runner import RunOptions, requested_cases
+from corpus_tool.replay.workers.launch import launch_for
+from corpus_tool.replay.workers.pool import Pool
 from corpus_tool.store import recovery
 from corpus_tool.store.corpus import Corpus
 from corpus_tool.validate.run import Caches, ValidationRun, pending_forget, relative_to
@@ -35,15 +39,30 @@ def check(
     the findings of unchanged cases.
     """
     env = os.environ if environ is None else environ
-    caches = Caches(env, cached)
     ids = requested_cases(corpus, options.run)
+    with _early_pool(corpus, options.run, len(ids)) as pool:
+        return _check(corpus, options, today, cwd, out, env, cached, ids, pool)
+
+
+def _check(
+    corpus: Corpus,
+    options: ReplayOptions,
+    today: date,
+    cwd: Path,
+    out: TextIO,
+    env: Mapping[str, str],
+    cached: bool,
+    ids: list[str],
+    pool: Pool | None,
+) -> int:
+    caches = Caches(env, cached)
     show = relative_to(cwd)
     forgetting, found = pending_forget(corpus, show)
     run = ValidationRun(corpus, today, show, env, caches.get(corpus.root), None, forgetting)
     validating = Validating(run, ids, [*found, *recovery.findings(corpus, show)])
     preface = validating.preface if options.output == "text" else None
     book = read_book(corpus, today)
-    results = execute(corpus, ids, options, out, book, validating.load, preface)
+    results = execute(corpus, ids, options, out, book, validating.load, preface, pool)
     findings = validating.finish()
     caches.save()
     extra = {"findings": [dataclasses.asdict(f) for f in findings]}
@@ -53,6 +72,26 @@ def check(
 
         run_report(options.html, results_of(doc), corpus)
     return 1 if findings else exit_code(results)
+
+
+@contextmanager
+def _early_pool(corpus: Corpus, options: RunOptions, cases: int) -> Iterator[Pool | None]:
+    """The replay workers, started before the corpus is read and validated, so that their
+    start (and the agent's import) overlaps this process's own work. None when the corpus
+    cannot launch workers (no agent, a key passed to it): the run then says so as before, once
+    a case needs a worker; and an agent that fails to import is reported by the run, only
+    when a case needs it."""
+    if not cases:
+        yield None
+        return
+    try:
+        launch = launch_for(corpus, options.timeout_s)
+    except CorpusError:
+        yield None
+        return
+    with Pool(launch, options.workers) as pool:
+        pool.start(min(cases, options.workers))
+        yield pool
 
 
 class Validating:

@@ -134,6 +134,17 @@ def test_an_agent_that_exits_while_imported_is_a_one_line_input_error(tmp_path: 
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 
+def test_check_reports_an_agent_that_cannot_import_only_when_a_case_needs_it(
+    tmp_path: Path,
+) -> None:
+    """`check` starts its workers before it reads the corpus; with no case to replay (here no
+    case of the tier asked for) a failing import is still no error, as without the head start."""
+    corpus = two_case_corpus(tmp_path, "pass", prelude="import os\nos._exit(7)")
+    done = corpus_check(corpus, tmp_path, "--tier", "full")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "no case was replayed" in done.stdout and done.stderr == ""
+
+
 @pytest.mark.parametrize("args", [["check"], ["replay", "--tier", "full"]])
 def test_a_run_without_verdicts_is_not_a_pass(tmp_path: Path, args: list[str]) -> None:
     corpus = two_case_corpus(tmp_path, "pass")

@@ -2,10 +2,10 @@
 
 A `Pool` runs jobs (one case, `runs` times) on up to `size` worker processes. Each worker
 imports the agent once and replays many cases; all runs of a job go to one worker. A worker
-holds its current run and, when every worker has work, one queued run, so it never waits
+holds its current run and, when every worker has work, up to AHEAD queued runs, so it never waits
 while the parent grades. One thread does it all: a selector waits for whichever worker answers
 first, or for the earliest deadline. Jobs are taken from their iterable only as workers can
-use them (at most two ahead per worker), so a caller that reads and checks each case as its
+use them (at most AHEAD per worker), so a caller that reads and checks each case as its
 job is taken works while the workers replay, and memory holds only the jobs in flight.
 
 A worker that misbehaves never takes the run down with it: every way it can fail (past the
@@ -31,6 +31,15 @@ from corpus_tool.replay.workers.model_link import Answer, ModelReply
 from corpus_tool.replay.workers.process import START_FLOOR_S, Failed, Fault, Launch, Worker
 
 __all__ = ["Fault", "Job", "Launch", "Outcome", "Pool", "StartError"]
+
+AHEAD = 8
+"""Runs sent ahead to each worker (and jobs read ahead per worker): the worker works through
+them without waiting for the grading process, and is woken once per batch, not per case."""
+REFILL = 2
+"""A worker's queue is topped up once no more than this many runs wait in it."""
+BATCH_BYTES = 32 * 1024
+"""A batch stops growing past this size (a pipe holds 64 KiB): a write the worker cannot take
+in at once would block the grading process while the worker's replies fill the other pipe."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +111,22 @@ class Pool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def start(self, count: int) -> None:
+        """Start up to `count` workers now, before any job: their start (the interpreter, the
+        sandbox, the agent's import) overlaps what the caller does until `run`, which takes
+        their `ready` as it would from workers it started itself. One that fails at once is
+        let go: `run` starts it again and reports what fails, if a job needs a worker."""
+        for slot in self._slots[:count]:
+            if slot.worker is not None:
+                continue
+            slot.worker = self._start(self.launch)
+            limit = max(self.launch.timeout_s, START_FLOOR_S)
+            slot.starting, slot.deadline = True, time.monotonic() + limit
+            try:
+                slot.worker.begin()
+            except Failed:
+                self._retire(slot)
+
     def close(self) -> None:
         """Stop every worker."""
         for slot in self._slots:
@@ -139,7 +164,7 @@ class Pool:
     # -- feeding --------------------------------------------------------------------------
 
     def _take(self) -> bool:
-        """Take jobs from the iterable until two per worker wait (just in time: one per free
+        """Take jobs from the iterable until AHEAD per worker wait (just in time: one per free
         worker); False when none waits."""
         while len(self._todo) < self._wanted():
             job = next(self._source, None)
@@ -152,7 +177,7 @@ class Pool:
 
     def _wanted(self) -> int:
         if not self._just_in_time:
-            return 2 * len(self._slots)
+            return AHEAD * len(self._slots)
         return sum(1 for s in self._slots if not (s.busy or s.runs or s.sent))
 
     def _feed(self, selector: selectors.BaseSelector) -> Iterator[tuple[int, Outcome]]:
@@ -162,11 +187,12 @@ class Pool:
             if slot.worker is None and spare > 0:
                 spare -= 1
                 yield from self._begin(slot, selector)
-        idle = any(s.worker is not None and not s.busy and not s.runs for s in self._slots)
+        idle = [s for s in self._slots if s.worker is not None and not s.sent and not s.runs]
         for slot in self._slots:
             if slot.worker is not None and not slot.starting:
-                # a second, queued run only when no worker waits for work
-                depth = 1 if idle or self._just_in_time else 2
+                # queued runs only when no other worker waits for work (or is starting)
+                waiting = any(other is not slot for other in idle)
+                depth = 1 if waiting or self._just_in_time else AHEAD
                 yield from self._send(slot, selector, depth=depth)
 
     def _begin(
@@ -185,25 +211,38 @@ class Pool:
     def _send(
         self, slot: _Slot, selector: selectors.BaseSelector, depth: int
     ) -> Iterator[tuple[int, Outcome]]:
-        while slot.worker is not None and len(slot.sent) < depth:
+        """Top the worker's queue up to `depth` runs, in one write: it is woken once for them.
+        A worker with more than REFILL runs queued is left alone until it has worked them down
+        (a write to a sleeping worker costs a wake-up, which on a busy machine costs more than
+        the frame)."""
+        if slot.worker is None or (depth > 1 and len(slot.sent) > REFILL):
+            return
+        head = slot.sent[0] if slot.sent else None
+        frames: list[bytes] = []
+        size = 0
+        while len(slot.sent) < depth and size < BATCH_BYTES:
             if not slot.runs:
                 if not self._todo:
-                    return
+                    break
                 index = self._todo.popleft()
                 self._progress[index] = _Progress()
                 slot.runs.extend([index] * max(1, self._jobs[index].runs))
             index = slot.runs.popleft()
             self._tickets += 1
-            try:
-                slot.worker.send(wire.run_request(self._tickets, self._jobs[index].request))
-            except Failed as failed:  # it died idle: blame this job, so the run always advances
-                victim = slot.sent[0] if slot.sent else index
-                yield from self._fail(slot, selector, failed.fault, failed.output, victim)
-                return
+            frames.append(wire.run_request(self._tickets, self._jobs[index].request))
+            size += len(frames[-1])
             slot.sent.append(index)
             slot.tickets.append(self._tickets)
-            if len(slot.sent) == 1:
-                self._head_started(slot)
+        if not frames:
+            return
+        try:
+            slot.worker.send_many(frames)
+        except Failed as failed:  # it died idle: blame this job, so the run always advances
+            victim = head if head is not None else slot.sent[0]
+            yield from self._fail(slot, selector, failed.fault, failed.output, victim)
+            return
+        if head is None:
+            self._head_started(slot)
 
     def _head_started(self, slot: _Slot) -> None:
         """The run at the head of `sent` is now running: its deadline starts."""

@@ -95,6 +95,13 @@ class Worker:
         except wire.Closed:
             raise self._gone() from None
 
+    def send_many(self, requests: list[bytes]) -> None:
+        """Several messages in one write (the worker wakes once for them); Failed when gone."""
+        try:
+            wire.write_frames(self.requests, requests)
+        except wire.Closed:
+            raise self._gone() from None
+
     def reply(self, deadline: float, starting: bool = False) -> dict[str, Any]:
         """The worker's next message, checked; Failed (worker stopped) when there is none."""
         try:

@@ -84,7 +84,12 @@ class WorkerSetup:
 
 def write_frame(fd: int, payload: bytes) -> None:
     """Write one frame, all of it (a closed pipe is `Closed`)."""
-    view = memoryview(HEADER.pack(len(payload)) + payload)
+    write_frames(fd, [payload])
+
+
+def write_frames(fd: int, payloads: Sequence[bytes]) -> None:
+    """Write frames back to back, all of them (a closed pipe is `Closed`)."""
+    view = memoryview(b"".join(b for p in payloads for b in (HEADER.pack(len(p)), p)))
     try:
         while view:
             view = view[os.write(fd, view) :]

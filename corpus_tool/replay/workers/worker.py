@@ -122,6 +122,8 @@ class Capture:
 
     def read(self) -> str:
         try:
+            if os.stat(self.path).st_size == 0:  # the usual case: nothing printed, nothing opened
+                return ""
             with open(self.path, "rb") as file:
                 file.seek(0, os.SEEK_END)
                 size = file.tell()
