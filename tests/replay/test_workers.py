@@ -80,6 +80,33 @@ def test_a_worker_imports_the_agent_once_and_runs_many_cases(tmp_path: Path) -> 
     assert all("imported in" not in c["output"] for c in cases)  # import ran once, before them
 
 
+def test_slow_cases_are_shared_between_two_workers_not_queued_on_one(tmp_path: Path) -> None:
+    """Runs are sent ahead in batches only while they are fast: 12 cases of 0.3 s each on
+    two workers end about even, not 8 on one worker while the other sits idle at the end."""
+    corpus = two_case_corpus(tmp_path, "pass", "import uuid\nWORKER = uuid.uuid4().hex")
+    agent = corpus / "hostile_agent.py"
+    agent.write_text(
+        agent.read_text(encoding="utf-8").replace(
+            "return fine(case_input, rt)",
+            "time.sleep(0.3)\n    print('case in', WORKER)\n    return fine(case_input, rt)",
+        ),
+        encoding="utf-8",
+    )
+    source = corpus / "cases" / FINE
+    for n in range(10):
+        copy = corpus / "cases" / f"copy-{n:02d}"
+        shutil.copytree(source, copy)
+        for name in ("trace.yaml", "expected.yaml"):
+            text = (copy / name).read_text(encoding="utf-8")
+            (copy / name).write_text(text.replace(f"id: {FINE}\n", f"id: {copy.name}\n"))
+    done = corpus_check(corpus, tmp_path, "-n", "2")
+    cases = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))["cases"]
+    assert len(cases) == 12 and {c["verdict"] for c in cases} <= {"passed", "failed"}, done.stderr
+    workers = [re.findall(r"case in (\w+)", c["output"])[-1] for c in cases]  # pid namespaces
+    counts = sorted(workers.count(w) for w in set(workers))  # hide the pids
+    assert len(counts) == 2 and counts[1] - counts[0] <= 2, counts
+
+
 def test_the_case_after_a_broken_worker_runs_in_a_fresh_one(tmp_path: Path) -> None:
     corpus = two_case_corpus(tmp_path, "print('case in', os.getpid())\nos.fork()")
     corpus_check(corpus, tmp_path)

@@ -2,7 +2,8 @@
 
 A `Pool` runs jobs (one case, `runs` times) on up to `size` worker processes. Each worker
 imports the agent once and replays many cases; all runs of a job go to one worker. A worker
-holds its current run and, when every worker has work, up to AHEAD queued runs, so it never waits
+holds its current run and, when every worker has work, queued runs (up to AHEAD while runs are
+fast, one while they are slow: FAST_RUN_S), so it never waits
 while the parent grades. One thread does it all: a selector waits for whichever worker answers
 first, or for the earliest deadline. Jobs are taken from their iterable only as workers can
 use them (at most AHEAD per worker), so a caller that reads and checks each case as its
@@ -35,6 +36,10 @@ __all__ = ["Fault", "Job", "Launch", "Outcome", "Pool", "StartError"]
 AHEAD = 8
 """Runs sent ahead to each worker (and jobs read ahead per worker): the worker works through
 them without waiting for the grading process, and is woken once per batch, not per case."""
+FAST_RUN_S = 0.02
+"""Runs go AHEAD at a time only while the pool's runs take less than this: a batch of slow
+runs queued on one worker would be waited for at the end while the other workers sit idle (8
+runs of a 2 s agent: 16 s). Slower ones are sent as before, the running one and one more."""
 REFILL = 2
 """A worker's queue is topped up once no more than this many runs wait in it."""
 BATCH_BYTES = 32 * 1024
@@ -81,6 +86,7 @@ class _Slot:
     tickets: deque[int] = field(default_factory=deque)  # the run number each of them carries
     runs: deque[int] = field(default_factory=deque)  # runs of its current job not sent yet
     paused: float | None = None  # time left of the run while the live model answers for it
+    head_at: float | None = None  # when the run at the head of `sent` started
 
     @property
     def busy(self) -> bool:
@@ -103,6 +109,7 @@ class Pool:
         self._tickets = 0  # run numbers: each reply must carry the one of the run it answers
         self._answer_model: Answer | None = None
         self._just_in_time = False
+        self._run_s: float | None = None  # a running mean of how long a run takes
         self._calls = ModelCalls(len(self._slots))
 
     def __enter__(self) -> Pool:
@@ -192,7 +199,7 @@ class Pool:
             if slot.worker is not None and not slot.starting:
                 # queued runs only when no other worker waits for work (or is starting)
                 waiting = any(other is not slot for other in idle)
-                depth = 1 if waiting or self._just_in_time else AHEAD
+                depth = 1 if waiting or self._just_in_time else self._ahead()
                 yield from self._send(slot, selector, depth=depth)
 
     def _begin(
@@ -244,10 +251,15 @@ class Pool:
         if head is None:
             self._head_started(slot)
 
+    def _ahead(self) -> int:
+        """How many runs a busy worker may hold: AHEAD once runs are known to be fast."""
+        fast = self._run_s is not None and self._run_s < FAST_RUN_S
+        return AHEAD if fast else 2
+
     def _head_started(self, slot: _Slot) -> None:
         """The run at the head of `sent` is now running: its deadline starts."""
         now = time.monotonic()
-        slot.deadline = now + self.launch.timeout_s
+        slot.deadline, slot.head_at = now + self.launch.timeout_s, now
         progress = self._progress[slot.sent[0]]
         progress.began = progress.began if progress.began is not None else now
 
@@ -363,6 +375,9 @@ class Pool:
             return
         index = slot.sent.popleft()
         slot.tickets.popleft()
+        if slot.head_at is not None:
+            took = time.monotonic() - slot.head_at
+            self._run_s = took if self._run_s is None else 0.8 * self._run_s + 0.2 * took
         progress = self._progress[index]
         progress.replies.append(reply)
         if reply.get("fault"):
