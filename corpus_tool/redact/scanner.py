@@ -241,12 +241,19 @@ class Walk:
         for key, item in mapping.items():
             if type(key) is str and key in clean_keys and secret.get(key) is False:
                 kind = type(item)
-                if kind is str and (item in clean or len(item) < MIN_LENGTH):
+                if kind is str:
+                    if item in clean or len(item) < MIN_LENGTH:
+                        out[key] = item
+                    else:
+                        out[key] = self.string(item, (*path, key), depth)
+                elif kind is dict:
+                    out[key] = self._mapping(item, (*path, key), depth)
+                elif kind is list:
+                    out[key] = self._sequence(item, (*path, key), depth)
+                elif _untouched(item, clean):
                     out[key] = item
-                elif kind is dict or kind is list or not _untouched(item, clean):
-                    out[key] = self.value(item, (*path, key), depth)
                 else:
-                    out[key] = item
+                    out[key] = self.value(item, (*path, key), depth)
                 continue
             where = (*path, key)
             if isinstance(key, str) and self._is_secret(key):
@@ -260,10 +267,18 @@ class Walk:
         if self._memo is not None:
             return self._scan_sequence(items, path, depth)
         clean = self._clean.get(depth, _NOTHING)
-        return [
-            item if _untouched(item, clean) else self.value(item, (*path, i), depth)
-            for i, item in enumerate(items)
-        ]
+        out = []
+        for i, item in enumerate(items):
+            kind = type(item)
+            if kind is dict:  # (the messages and tool calls of a trace)
+                out.append(self._mapping(item, (*path, i), depth))
+            elif kind is str and (item in clean or len(item) < MIN_LENGTH):
+                out.append(item)
+            elif kind is not list and _untouched(item, clean):
+                out.append(item)
+            else:
+                out.append(self.value(item, (*path, i), depth))
+        return out
 
     # A scan-only walk with a memo: the hits of _mapping and _sequence, in the same order, but
     # no path is built and no method called for a key or a string the memo knows holds nothing
