@@ -144,7 +144,9 @@ class _Case:
         with files.collector_paused():
             self._write(run, bounds, tmp, steps)
 
-    def _write(self, run: NativeRun, bounds: tuple[int, int], tmp: Path, steps: StepCounter) -> None:
+    def _write(
+        self, run: NativeRun, bounds: tuple[int, int], tmp: Path, steps: StepCounter
+    ) -> None:
         part = tmp / ".events.part"
         with staging.open_new(part) as sink:
             self.events.write(_kept(run.events(), bounds), sink)

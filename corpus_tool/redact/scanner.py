@@ -272,8 +272,6 @@ class Walk:
             kind = type(item)
             if kind is dict:  # (the messages and tool calls of a trace)
                 out.append(self._mapping(item, (*path, i), depth))
-            elif kind is str and (item in clean or len(item) < MIN_LENGTH):
-                out.append(item)
             elif kind is not list and _untouched(item, clean):
                 out.append(item)
             else:
