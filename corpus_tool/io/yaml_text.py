@@ -115,14 +115,12 @@ class _TextWriter:
             pads.append(" " * len(pads))
         return pads[n]
 
-    def _container(self, data: Any) -> None:
-        if id(data) in self.seen:  # yaml.dump writes an anchor and an alias
-            raise Unplain("shared")
-        self.seen.add(id(data))
-
     def mapping(self, data: dict[Any, Any], indent: int, inline: bool) -> None:
         """A non-empty mapping at `indent`; `inline`: its first key follows a `- `."""
-        self._container(data)
+        seen = self.seen
+        if id(data) in seen:  # yaml.dump writes an anchor and an alias
+            raise Unplain("shared")
+        seen.add(id(data))
         out, pad, keys, string, inner = (
             self.out,
             self.pad(indent),
@@ -156,7 +154,10 @@ class _TextWriter:
 
     def sequence(self, data: list[Any], indent: int, inline: bool) -> None:
         """A non-empty sequence at `indent`; `inline`: its first item follows a `- `."""
-        self._container(data)
+        seen = self.seen
+        if id(data) in seen:  # as in mapping()
+            raise Unplain("shared")
+        seen.add(id(data))
         out, dash, inner = self.out, self.pad(indent) + "- ", indent + 2
         for item in data:
             head = "- " if inline else dash

@@ -35,6 +35,11 @@ class Matcher:
         self._combined = re.compile("|".join(_alternative(d) for d in self._detectors))
         self._single = tuple(re.compile(_standalone(d)) for d in self._detectors)
 
+    def may_hold(self, text: str) -> bool:
+        """False when no detector's pattern matches anywhere in text (so `find` yields
+        nothing): one search, without the generator and its acceptance."""
+        return self._combined.search(text) is not None
+
     def find(self, text: str) -> Iterator[Hit]:
         """Accepted values in text, left to right, never overlapping."""
         pos = 0

@@ -61,6 +61,14 @@ def _untouched(item: Any, clean: set[str] | frozenset[str]) -> bool:
     return kind in _PLAIN_SCALARS
 
 
+def _depth_matters(text: str) -> bool:
+    """Whether a string's scan may differ with its JSON depth (and as a mapping key, which is
+    scanned as plain text only): JSON in it is parsed above MAX_DEPTH only, and a URL's query
+    parameters are strings one level down. Any other string is scanned as plain text at every
+    depth, so a rewriting walk scans it once wherever it recurs."""
+    return "?" in text or text.lstrip()[:1] in ("{", "[")
+
+
 class RawHit(NamedTuple):
     """One unredacted value: where (JSON path parts), what (detector) and the raw text."""
 
@@ -117,7 +125,8 @@ class Walk:
         self._memo_clean = memo.clean if memo is not None else {}
         # a rewriting walk remembers, per (text, depth), what it wrote, the hits and the
         # rewrites asked (asked again on a repeat, so a rewrite's own count stays true)
-        self._rewritten: dict[tuple[str, int], tuple[str, Found, tuple[Asked, ...]]] = {}
+        # (the depth 0 for a string whose scan does not depend on it: _depth_matters)
+        self._rewritten: dict[tuple[str, int], tuple[str, Found, tuple[Asked, ...], bool]] = {}
         self._asked: list[Asked] = []
         # ...and, per depth, the strings it found nothing in: met again, they are skipped
         # without building their path (most strings of a trace; -1: mapping keys). A
@@ -161,21 +170,23 @@ class Walk:
         return text
 
     def _rewritten_string(self, text: str, path: Path, depth: int) -> str:
-        known = self._rewritten.get((text, depth))
+        where = (text, depth if _depth_matters(text) else 0)
+        known = self._rewritten.get(where)
         if known is None:
             hits, asked = len(self.hits), len(self._asked)
             new = self.plain(text, path) if depth < 0 else self._string(text, path, depth)
             cut = len(path)
             found = tuple((h.path[cut:], h.detector, h.value) for h in self.hits[hits:])
-            known = (new, found, tuple(self._asked[asked:]))
-            self._rewritten[(text, depth)] = known
-            if new == text and not found and not known[2]:  # (only a rewriting walk is here)
-                self._clean.setdefault(depth, set()).add(text)
-            return new
-        new, found, again = known
-        self.hits.extend(RawHit((*path, *below), name, raw) for below, name, raw in found)
-        for value, detector in again:
-            self._ask(value, detector)
+            again = tuple(self._asked[asked:])
+            known = (new, found, again, new == text and not found and not again)
+            self._rewritten[where] = known
+        else:
+            new, found, again, _ = known
+            self.hits.extend(RawHit((*path, *below), name, raw) for below, name, raw in found)
+            for value, detector in again:
+                self._ask(value, detector)
+        if known[3]:  # nothing in it: met again at this depth, it is skipped without a call
+            self._clean.setdefault(depth, set()).add(text)
         return new
 
     def _ask(self, value: str, detector: Detector) -> str:
@@ -198,7 +209,10 @@ class Walk:
         the pseudonym of the normalized value."""
         if len(text) < MIN_LENGTH:
             return text
-        spots = _hits(self._matcher, text, view(text))
+        seen = view(text)
+        if seen is None and "://" not in text and not self._matcher.may_hold(text):
+            return text  # what _hits finds then: nothing (most strings)
+        spots = _hits(self._matcher, text, seen)
         out: list[str] = []
         pos = 0
         for spot in spots:
@@ -227,12 +241,19 @@ class Walk:
         for key, item in mapping.items():
             if type(key) is str and key in clean_keys and secret.get(key) is False:
                 kind = type(item)
-                if kind is str and (item in clean or len(item) < MIN_LENGTH):
+                if kind is str:
+                    if item in clean or len(item) < MIN_LENGTH:
+                        out[key] = item
+                    else:
+                        out[key] = self.string(item, (*path, key), depth)
+                elif kind is dict:
+                    out[key] = self._mapping(item, (*path, key), depth)
+                elif kind is list:
+                    out[key] = self._sequence(item, (*path, key), depth)
+                elif _untouched(item, clean):
                     out[key] = item
-                elif kind is dict or kind is list or not _untouched(item, clean):
-                    out[key] = self.value(item, (*path, key), depth)
                 else:
-                    out[key] = item
+                    out[key] = self.value(item, (*path, key), depth)
                 continue
             where = (*path, key)
             if isinstance(key, str) and self._is_secret(key):
@@ -246,10 +267,16 @@ class Walk:
         if self._memo is not None:
             return self._scan_sequence(items, path, depth)
         clean = self._clean.get(depth, _NOTHING)
-        return [
-            item if _untouched(item, clean) else self.value(item, (*path, i), depth)
-            for i, item in enumerate(items)
-        ]
+        out = []
+        for i, item in enumerate(items):
+            kind = type(item)
+            if kind is dict:  # (the messages and tool calls of a trace)
+                out.append(self._mapping(item, (*path, i), depth))
+            elif kind is not list and _untouched(item, clean):
+                out.append(item)
+            else:
+                out.append(self.value(item, (*path, i), depth))
+        return out
 
     # A scan-only walk with a memo: the hits of _mapping and _sequence, in the same order, but
     # no path is built and no method called for a key or a string the memo knows holds nothing

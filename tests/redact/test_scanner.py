@@ -123,3 +123,30 @@ def test_secret_named_key_keeps_only_a_whole_pseudonym(key: RedactionKey) -> Non
     mixed = {"authorization": "REDACTED-authorization-0123456789ab hunter2"}
     assert [h.detector for h in scan(mixed)] == ["secret_key"]
     assert redact(mixed, key).value == {"authorization": MARKER}
+
+
+def test_a_string_met_at_several_depths_is_redacted_as_when_met_alone(key: RedactionKey) -> None:
+    """One walk remembers what it wrote for a string across depths and mapping keys (a plain
+    one scans the same anywhere); a string holding JSON or a query still depends on its
+    depth (JSON nested deeper than the walk parses is scanned as text)."""
+    texts = [
+        f"write to {EMAIL} today",
+        "nothing to see in this one",
+        json.dumps({"to": EMAIL}),
+        f"/hook?mail={EMAIL}",
+        f"https://u:{CARD}@host.example/x",
+    ]
+    nested: object = texts[2]
+    for _ in range(5):  # deeper than the walk parses JSON in strings
+        nested = json.dumps({"in": nested, "again": texts[0]})
+    doc = {
+        "plain": texts,
+        "as_json": json.dumps({"items": texts, texts[0]: texts[1]}),
+        "keys": {t: t for t in texts},
+        "nested": nested,
+    }
+    alone = {name: redact(value, key) for name, value in doc.items()}
+    together, replaced = redact(doc, key)
+    assert together == {name: out for name, (out, _) in alone.items()}
+    assert replaced == sum(n for _, n in alone.values())
+    assert pseudonym(EMAIL, "email", key) in together["as_json"]
