@@ -6,7 +6,7 @@ holds its current run and, when every worker has work, queued runs (up to AHEAD 
 fast, one while they are slow: FAST_RUN_S), so it never waits
 while the parent grades. One thread does it all: a selector waits for whichever worker answers
 first, or for the earliest deadline. Jobs are taken from their iterable only as workers can
-use them (at most AHEAD per worker), so a caller that reads and checks each case as its
+use them (as many per worker as it may hold), so a caller that reads and checks each case as its
 job is taken works while the workers replay, and memory holds only the jobs in flight.
 
 A worker that misbehaves never takes the run down with it: every way it can fail (past the
@@ -171,8 +171,8 @@ class Pool:
     # -- feeding --------------------------------------------------------------------------
 
     def _take(self) -> bool:
-        """Take jobs from the iterable until AHEAD per worker wait (just in time: one per free
-        worker); False when none waits."""
+        """Take jobs from the iterable until as many per worker wait as a worker may hold
+        (`_ahead`; just in time: one per free worker); False when none waits."""
         while len(self._todo) < self._wanted():
             job = next(self._source, None)
             if job is None:
@@ -184,7 +184,7 @@ class Pool:
 
     def _wanted(self) -> int:
         if not self._just_in_time:
-            return AHEAD * len(self._slots)
+            return self._ahead() * len(self._slots)
         return sum(1 for s in self._slots if not (s.busy or s.runs or s.sent))
 
     def _feed(self, selector: selectors.BaseSelector) -> Iterator[tuple[int, Outcome]]:
