@@ -26,10 +26,11 @@ from corpus_tool.diff.judge import Judge, JudgeRequest, opinion
 from corpus_tool.errors import CorpusError, UsageError
 from corpus_tool.io import files
 from corpus_tool.model.checks import DETERMINISM_CHECK, DIVERGENCE_CHECK
+from corpus_tool.model.config import Mode
 from corpus_tool.model.divergence import Divergence, DivergenceKind
 from corpus_tool.model.events import Event
 from corpus_tool.model.expected import Expected
-from corpus_tool.model.results import CaseOutcome, Mode, Results, Verdict
+from corpus_tool.model.results import CaseOutcome, Results, Verdict
 from corpus_tool.model.trace import Terminal, Trace, Trajectory
 from corpus_tool.replay.cases import (
     CaseResult,

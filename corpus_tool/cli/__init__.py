@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO, cast
+from typing import Any, TextIO, cast
 
 from corpus_tool.cli import checking, gating, writing
 from corpus_tool.cli.checking import AGENT_HELP
@@ -53,7 +53,17 @@ DETAILS = {"replay": AGENT_HELP, "check": AGENT_HELP, "gate": GATE_HELP}
 
 
 def parser() -> argparse.ArgumentParser:
-    """The argument parser of `corpus`."""
+    """The argument parser of `corpus`, every command's options added."""
+    top = _parser()
+    for action in top._subparsers._group_actions if top._subparsers else ():
+        if isinstance(action, _OptionsOnUse):
+            action.configure_all()
+    return top
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The argument parser of `corpus`, each command's options added when the command line
+    names the command (`_OptionsOnUse`)."""
     top = Parser(
         prog="corpus",
         epilog=EPILOG,
@@ -70,14 +80,47 @@ def parser() -> argparse.ArgumentParser:
         "(init creates its PATH under DIR)",
     )
     top.add_argument("--version", action="version", version=f"corpus-tool {__version__}")
-    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True, action=_OptionsOnUse)
+    assert isinstance(sub, _OptionsOnUse)
     for name in ORDER:
         summary, configure, handler = COMMANDS[name]
         described = f"{summary}. {DETAILS[name]}" if name in DETAILS else summary
         command = sub.add_parser(name, help=summary, description=described, epilog=EPILOG)
-        configure(command)
+        sub.pending[name] = configure
         command.set_defaults(handler=handler)
     return top
+
+
+class _OptionsOnUse(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """The commands, each one's options added to its parser when the command line names it:
+    a run builds the options of one command, not of all of them (the start of the pre-commit
+    hook's `corpus validate`). `corpus --help` shows only the commands' names and summaries;
+    `corpus validate --help` names the command, so its parser is complete when it prints."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending: dict[str, Callable[[argparse.ArgumentParser], None]] = {}
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        if values:
+            self._configure(str(values[0]))
+        super().__call__(parser, namespace, values, option_string)
+
+    def configure_all(self) -> None:
+        """Add the options of every command not yet named."""
+        for name in list(self.pending):
+            self._configure(name)
+
+    def _configure(self, name: str) -> None:
+        configure = self.pending.pop(name, None)
+        if configure is not None:
+            configure(self._name_parser_map[name])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,7 +147,7 @@ def _escaping(stream: TextIO) -> TextIO:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    top = parser()
+    top = _parser()
     args, extras = top.parse_known_args(argv)
     if extras:  # named after the command they were given to, not after `corpus`
         prog = f"corpus {args.command}"

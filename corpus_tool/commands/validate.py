@@ -30,7 +30,7 @@ from corpus_tool.store.corpus import (
     load_config,
     locate,
 )
-from corpus_tool.validate import rules, staged
+from corpus_tool.validate import rules
 from corpus_tool.validate.run import Caches, ValidationRun, pending_forget, relative_to
 
 FEW_CASES = 20
@@ -148,6 +148,8 @@ def _staged(
     root: Path | None, cwd: Path, scratch: Path, show: rules.Show
 ) -> tuple[list[Targets], rules.Show]:
     """One target per corpus the staged change touches, in its copy out of the index."""
+    from corpus_tool.validate import staged  # the hook's path alone reads the index
+
     repository = staged.Index(cwd if root is None else root)
     top = repository.root
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import yaml
 
 from corpus_tool.errors import InputError
-from corpus_tool.io import yaml_build, yaml_read, yaml_stream, yaml_text
+from corpus_tool.io import yaml_build, yaml_read
 from corpus_tool.io.locks import exclusive
 from corpus_tool.io.yaml_build import ScalarExtent
 from corpus_tool.io.yaml_quote import is_plain_safe
@@ -510,6 +510,9 @@ def canonical_json(value: Any) -> str:
 
 def dump_yaml(data: Any) -> str:
     """Machine-written YAML: block style, key order kept, unicode as is, stable across runs."""
+    # imported here: the commands that only read YAML (validate, the hook) load no writer
+    from corpus_tool.io import yaml_stream, yaml_text
+
     options: dict[str, Any] = {
         "sort_keys": False,
         "allow_unicode": True,

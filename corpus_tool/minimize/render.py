@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.minimize.shrink import Shrunk
-from corpus_tool.model.results import Mode
+from corpus_tool.model.config import Mode
 from corpus_tool.model.trace import Trace
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard, TypeVar
 
-from corpus_tool.model.results import Mode
+from corpus_tool.model.vocabulary import StrEnum
 
 V = TypeVar("V")
 ModelSource = Literal["recorded", "live"]
@@ -41,6 +41,17 @@ DEFAULT_MAX_DAYS = 90
 waivers.max_days."""
 LEXICAL_SCORER = "lexical"
 """The built-in similarity scorer: the one scorer name corpus.yaml need not register."""
+
+
+class Mode(StrEnum):
+    """How replay matches the agent's requests against the recording.
+
+    Here rather than in `model.results` (which reads the document that records it): corpus.yaml's
+    `replay.mode` is one, and loading a corpus then builds no results or trace models."""
+
+    STRICT = "strict"
+    LENIENT = "lenient"
+    LIVE = "live"  # the model live, the tools from the recording: requests not compared
 
 
 class Frozen(Mapping[str, V]):

@@ -1,12 +1,13 @@
 """The results document of a run (`corpus replay|check --results FILE`) as frozen, typed values,
 and the one place such a document is read.
 
-`Results` is the whole document, `CaseOutcome` one case's entry; `Verdict` and `Mode` are the
-closed vocabularies of a case (divergence kinds are `model.divergence.DivergenceKind`); a live
-run (`--model live`) adds `LiveTotals` to the document and `LiveUsage`, the unmatched tool
-calls, the provider errors and passes out of attempts to each case it ran. The
-writer is `corpus_tool.replay.results` (it turns the replay's `CaseResult`s into the document
-the schema describes, schemas/results.schema.json); every reader (`corpus gate`, `status`,
+`Results` is the whole document, `CaseOutcome` one case's entry; `Verdict` and `Mode` (which
+lives in `model.config`, beside the setting) are the closed vocabularies of a case (divergence
+kinds are `model.divergence.DivergenceKind`); a live run (`--model live`) adds `LiveTotals`
+to the document and `LiveUsage`, the unmatched tool calls, the provider errors and passes out
+of attempts to each case it ran. The writer is `corpus_tool.replay.results` (it turns the
+replay's `CaseResult`s into the document the schema describes, schemas/results.schema.json);
+every reader (`corpus gate`, `status`,
 `waivers unused`, `diff`, the gate's sides) comes here, so a document is parsed into these
 values at the door and no reader holds its dict. Reading lives in the model, not beside the
 writer in `replay/`, so that the commands that only read a document (`status`, `waivers`)
@@ -23,6 +24,7 @@ from typing import Any, Literal
 from corpus_tool.errors import InputError
 from corpus_tool.io import files, schema
 from corpus_tool.model.checks import NOT_REACHED, CheckResult
+from corpus_tool.model.config import Mode
 from corpus_tool.model.divergence import Divergence
 from corpus_tool.model.events import event_from_doc
 from corpus_tool.model.findings import Finding
@@ -48,14 +50,6 @@ FAILING: frozenset[Verdict] = frozenset(
     {Verdict.FAILED, Verdict.ERROR, Verdict.FLAKY, Verdict.STALE}
 )
 """The verdicts that fail a run (and a case's exit status)."""
-
-
-class Mode(StrEnum):
-    """How replay matches the agent's requests against the recording."""
-
-    STRICT = "strict"
-    LENIENT = "lenient"
-    LIVE = "live"  # the model live, the tools from the recording: requests not compared
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,10 @@ class Matcher:
         self._detectors = tuple(detectors)
         self._index = {d.name: i for i, d in enumerate(self._detectors)}
         self._combined = re.compile("|".join(_alternative(d) for d in self._detectors))
-        self._single = tuple(re.compile(_standalone(d)) for d in self._detectors)
+        # each detector's own pattern, compiled when a candidate of an earlier detector at the
+        # same position was rejected (rare): most runs never need one, and each start saves
+        # compiling them all
+        self._single: list[re.Pattern[str] | None] = [None] * len(self._detectors)
 
     def may_hold(self, text: str) -> bool:
         """False when no detector's pattern matches anywhere in text (so `find` yields
@@ -56,7 +59,7 @@ class Matcher:
         first = self._index[found.lastgroup or ""]
         at = found.start()
         for i in range(first, len(self._detectors)):
-            candidate = found if i == first else self._single[i].match(text, at)
+            candidate = found if i == first else self._standalone(i).match(text, at)
             if candidate is None:
                 continue
             detector = self._detectors[i]
@@ -67,6 +70,12 @@ class Matcher:
                 start += seen.find(value)  # accept may trim either end
                 return Hit(start, start + len(value), detector)
         return None
+
+    def _standalone(self, i: int) -> re.Pattern[str]:
+        single = self._single[i]
+        if single is None:
+            single = self._single[i] = re.compile(_standalone(self._detectors[i]))
+        return single
 
 
 def _extend_left(text: str, at: int, floor: int, chars: frozenset[str]) -> int:

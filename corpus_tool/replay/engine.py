@@ -13,10 +13,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from corpus_tool.model.config import Mode
 from corpus_tool.model.cut import CutShort
 from corpus_tool.model.events import Event, ToolCallEvent
 from corpus_tool.model.expected import Expected
-from corpus_tool.model.results import Mode
 from corpus_tool.model.trace import Terminal, Trace, Trajectory
 from corpus_tool.model.values import parse_time
 from corpus_tool.replay.divergence import Divergence, DivergenceError
