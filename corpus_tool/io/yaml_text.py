@@ -50,10 +50,17 @@ def dump(
     if options != OPTIONS or type(data) not in (dict, list) or not data:
         raise Unplain("options or root")
     writer = _TextWriter(style, events)
-    if type(data) is dict:
-        writer.mapping(data, 0, False)
-    else:
-        writer.sequence(data, 0, False)
+    try:
+        if type(data) is dict:
+            writer.mapping(data, 0, False)
+        else:
+            writer.sequence(data, 0, False)
+    except RecursionError:
+        if writer.shared():  # a mapping or sequence inside itself
+            raise Unplain("shared") from None
+        raise
+    if writer.shared():
+        raise Unplain("shared")
     writer.flush()
     return "".join(writer.chunks)
 
@@ -74,26 +81,35 @@ def _block_plain(text: str) -> bool:
 def _folded(text: str, indent: int, column: int, quoted: bool) -> str:
     """`text` written from `column` as the emitter writes a plain or single-quoted scalar:
     a lone space past the width becomes a line break and `indent` spaces (in quotes, not the
-    first or last character; a run of spaces never breaks)."""
-    words = text.split(" ")
-    out = ["'"] if quoted else []
-    column += quoted
-    for i, word in enumerate(words):
-        if i:
-            lone = word != "" and words[i - 1] != ""
-            if lone and column > WIDTH:
-                out.append("\n" + " " * indent)
-                column = indent
-            else:
-                out.append(" ")
-                column += 1
-        if quoted and "'" in word:
-            word = word.replace("'", "''")
-        out.append(word)
-        column += len(word)
-    if quoted:
-        out.append("'")
-    return "".join(out)
+    first or last character; a run of spaces never breaks). The text has no space at either
+    end, so the character after a break is never a space."""
+    if quoted:  # doubled quotes count in the column as they are written
+        text = text.replace("'", "''")
+        column += 1
+    lines = []
+    start = 0
+    while True:
+        # the first space past the width: its column is `column + (at - start)`
+        lowest = start + WIDTH - column + 1
+        at = text.find(" ", lowest if lowest > start else start)
+        while at != -1 and (text[at - 1] == " " or text[at + 1] == " "):  # not lone
+            at = text.find(" ", at + 1)
+        if at == -1:
+            lines.append(text[start:])
+            break
+        lines.append(text[start:at])
+        start, column = at + 1, indent
+    folded = ("\n" + " " * indent).join(lines)
+    return "'" + folded + "'" if quoted else folded
+
+
+_LIMIT = 1 << 16  # lines remembered at one depth before they are forgotten (a bound on memory)
+
+# the lines already written at one indentation: of a string value by (key, value), of an int
+# by (key, value), of null by key, and the `key:` above a mapping or sequence by key
+_Level = tuple[
+    dict[tuple[str, str], str], dict[tuple[str, int], str], dict[str, str], dict[str, str]
+]
 
 
 class _TextWriter:
@@ -106,8 +122,9 @@ class _TextWriter:
         self.keys: dict[str, str] = {}
         self.asked: dict[tuple[str, int, int], str] = {}
         self.floats: dict[str, str] = {}
-        self.seen: set[int] = set()
+        self.written: list[Any] = []  # every mapping and sequence, as it is met
         self.pads = [" " * n for n in range(64)]
+        self.levels: list[_Level] = []
 
     def pad(self, n: int) -> str:
         pads = self.pads
@@ -115,70 +132,114 @@ class _TextWriter:
             pads.append(" " * len(pads))
         return pads[n]
 
+    def level(self, indent: int) -> _Level:
+        levels = self.levels
+        while indent >= len(levels):
+            levels.append(({}, {}, {}, {}))
+        return levels[indent]
+
     def mapping(self, data: dict[Any, Any], indent: int, inline: bool) -> None:
-        """A non-empty mapping at `indent`; `inline`: its first key follows a `- `."""
-        seen = self.seen
-        if id(data) in seen:  # yaml.dump writes an anchor and an alias
-            raise Unplain("shared")
-        seen.add(id(data))
-        out, pad, keys, string, inner = (
-            self.out,
-            self.pad(indent),
-            self.keys,
-            self.string,
-            indent + 2,
-        )
-        for key, value in data.items():
-            name = keys.get(key) if type(key) is str else None
-            if name is None:
-                name = self.key(key)
-            head = name if inline else pad + name
-            inline = False
+        """A non-empty mapping at `indent`; `inline`: its first key follows a `- ` (its line
+        is written without the indentation before anything below it can be flushed)."""
+        self.written.append(data)  # each container once, or yaml.dump writes an alias
+        try:
+            strs, ints, nones, heads = self.levels[indent]
+        except IndexError:
+            strs, ints, nones, heads = self.level(indent)
+        out = self.out
+        append = out.append
+        first = len(out)
+        for key, value in data.items():  # the commonest kinds first, each line remembered
+            if type(key) is not str:
+                raise Unplain("key")
             kind = type(value)
             if kind is str:
-                out.append(head + ": " + string(value, inner, inner + len(name)) + "\n")
-            elif kind is dict:
-                if value:
-                    out.append(head + ":\n")
-                    self.mapping(value, inner, False)
-                else:
-                    out.append(head + ": {}\n")
-            elif kind is list:
-                if value:
-                    out.append(head + ":\n")
-                    self.sequence(value, indent, False)  # not indented under a key
-                else:
-                    out.append(head + ": []\n")
+                append(strs.get((key, value)) or self.text_line(key, value, indent, strs))
+            elif kind is dict and value:
+                append(heads.get(key) or self.head(key, indent, heads))
+                if inline:
+                    out[first], inline = out[first][indent:], False
+                self.mapping(value, indent + 2, False)
+            elif kind is int:
+                append(ints.get((key, value)) or self.line(key, value, indent, ints))
+            elif kind is list and value:
+                append(heads.get(key) or self.head(key, indent, heads))
+                if inline:
+                    out[first], inline = out[first][indent:], False
+                self.sequence(value, indent, False)  # not indented under a key
+            elif value is None:
+                append(nones.get(key) or self.line(key, value, indent, nones))
             else:
-                out.append(head + ": " + self.scalar(value, inner, inner + len(name)) + "\n")
+                append(self.line(key, value, indent, None))
+        if inline:
+            out[first] = out[first][indent:]
+
+    def text_line(self, key: str, value: str, indent: int, known: dict[Any, str]) -> str:
+        """The line of `key` and the string `value` at `indent`, remembered in `known`."""
+        name = self.keys.get(key) or self.key(key)
+        kind = self.kinds.get(value)
+        if kind is None:
+            kind = self.kinds[value] = self._kind(value)
+        column = indent + 2 + len(name)
+        if kind == _PLAIN and (column + len(value) <= WIDTH or " " not in value):
+            shown = value  # string()'s commonest answers, without the call
+        elif kind == _QUOTED and column + len(value) + 2 <= WIDTH and "'" not in value:
+            shown = "'" + value + "'"
+        else:
+            shown = self.string(value, indent + 2, column)
+        if len(known) > _LIMIT:
+            known.clear()
+        text = known[key, value] = f"{self.pad(indent)}{name}: {shown}\n"
+        return text
+
+    def line(self, key: str, value: Any, indent: int, known: dict[Any, str] | None) -> str:
+        """The line of `key` and another scalar (or an empty) `value` at `indent`,
+        remembered in `known` (ints by key and value, nulls by key) if given."""
+        name, pad, kind = self.key(key), self.pad(indent), type(value)
+        if kind is dict or kind is list:
+            return pad + name + (": {}\n" if kind is dict else ": []\n")
+        inner = indent + 2
+        text = pad + name + ": " + self.scalar(value, inner, inner + len(name)) + "\n"
+        if known is not None:
+            if len(known) > _LIMIT:
+                known.clear()
+            known[key if value is None else (key, value)] = text
+        return text
+
+    def head(self, key: str, indent: int, known: dict[str, str]) -> str:
+        """The `key:` line above a non-empty mapping or sequence at `indent`, remembered."""
+        text = known[key] = self.pad(indent) + self.key(key) + ":\n"
+        return text
 
     def sequence(self, data: list[Any], indent: int, inline: bool) -> None:
         """A non-empty sequence at `indent`; `inline`: its first item follows a `- `."""
-        seen = self.seen
-        if id(data) in seen:  # as in mapping()
-            raise Unplain("shared")
-        seen.add(id(data))
+        self.written.append(data)  # each container once, or yaml.dump writes an alias
         out, dash, inner = self.out, self.pad(indent) + "- ", indent + 2
+        append = out.append
+        head = "- " if inline else dash
         for item in data:
-            head = "- " if inline else dash
-            inline = False
             kind = type(item)
-            if kind is dict:
-                if item:
-                    out.append(head)
-                    self.mapping(item, inner, True)
-                else:
-                    out.append(head + "{}\n")
+            if kind is dict and item:
+                append(head)
+                self.mapping(item, inner, True)
+            elif kind is list and item:
+                append(head)
+                self.sequence(item, inner, True)
+            elif kind is dict:
+                append(head + "{}\n")
             elif kind is list:
-                if item:
-                    out.append(head)
-                    self.sequence(item, inner, True)
-                else:
-                    out.append(head + "[]\n")
+                append(head + "[]\n")
             else:
-                out.append(head + self.scalar(item, inner, inner) + "\n")
+                append(head + self.scalar(item, inner, inner) + "\n")
+            head = dash
             if len(out) > 4096:
                 self.flush()
+
+    def shared(self) -> bool:
+        """Was a mapping or sequence met twice? (Checked once at the end: the cost of a
+        check as each is met was a tenth of the writer's time.)"""
+        written = self.written
+        return len(set(map(id, written))) != len(written)
 
     def flush(self) -> None:
         """The lines so far joined into one chunk: a line's own string object, fifty bytes or
