@@ -16,72 +16,31 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from corpus_tool.ingest.chat import responses_output, tool_calls
+from corpus_tool.model.exchange import RESPONSES_OWN, responses_messages, responses_tool
 
-TRANSPORT = frozenset(
-    {"input", "instructions", "tools", "model", "temperature", "stream", "stream_options"}
-)
+TRANSPORT = RESPONSES_OWN
 """Request fields held elsewhere in the event (or transport): not recorded as parameters."""
 _LIFECYCLE = {"response.created", "response.queued", "response.in_progress"}
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
 
 
 def messages(request: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The request's instructions and input items as native messages."""
+    """The request's instructions and input items as native messages (an item that is no
+    object kept as a user message)."""
     items = request.get("input")
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
-    out: list[dict[str, Any]] = []
-    if isinstance(request.get("instructions"), str):
-        out.append({"role": "system", "content": request["instructions"]})
-    for item in items if isinstance(items, list) else []:
-        _item(out, item)
-    return out
-
-
-def _item(out: list[dict[str, Any]], item: Any) -> None:
-    if not isinstance(item, Mapping):
-        out.append({"role": "user", "content": item})
-        return
-    kind = item.get("type", "message")
-    if kind == "function_call":
-        call = tool_calls([dict(item)])
-        last = out[-1] if out else None
-        if last is not None and last.get("role") == "assistant":
-            last.setdefault("tool_calls", []).extend(call)
-        else:
-            out.append({"role": "assistant", "content": None, "tool_calls": call})
-    elif kind == "function_call_output":
-        given = item.get("output")
-        text = given if isinstance(given, str) else _text(given)
-        out.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": text})
-    elif kind == "message":
-        out.append({"role": item.get("role"), "content": _text(item.get("content"))})
-    else:
-        out.append(dict(item))  # reasoning and other items: as sent
-
-
-def _text(content: Any) -> Any:
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text", "") for p in content if isinstance(p, Mapping) and "text" in p]
-        return "".join(parts) if parts else None
-    return content
+    return responses_messages(
+        request.get("instructions"),
+        items if isinstance(items, list) else [],
+        lambda item, _: tool_calls([dict(item)]),
+        lambda item, _: {"role": "user", "content": item},
+    )
 
 
 def tools(given: Sequence[Any]) -> list[Any]:
     """Function tools in the native form; built-in tools (web search, ...) as sent."""
-    return [_tool(t) for t in given]
-
-
-def _tool(tool: Any) -> Any:
-    if not isinstance(tool, Mapping) or tool.get("type") != "function":
-        return tool
-    function: dict[str, Any] = {"name": tool.get("name")}
-    if tool.get("description") is not None:
-        function["description"] = tool["description"]
-    function["parameters"] = tool.get("parameters") or {}
-    return {"type": "function", "function": function}
+    return [responses_tool(t) for t in given]
 
 
 def answer(body: Any, events: Sequence[Any]) -> dict[str, Any]:

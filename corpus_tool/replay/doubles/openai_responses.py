@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from corpus_tool.model.exchange import RESPONSES_OWN, responses_messages, responses_tool
 from corpus_tool.replay.doubles import openai_chat
 from corpus_tool.replay.doubles.asked import (
     BadRequest,
@@ -27,9 +28,6 @@ from corpus_tool.replay.doubles.asked import (
 )
 
 PATH = "/v1/responses"
-_OWN = ("input", "instructions", "tools", "model", "temperature", "stream", "stream_options")
-"""Held elsewhere in the request, or transport (`stream_options`: how the events come), as
-`corpus record` leaves them out of a recorded call's parameters (ingest/responses_api.py)."""
 
 
 def asked(body: Mapping[str, Any]) -> ProviderRequest:
@@ -39,64 +37,31 @@ def asked(body: Mapping[str, Any]) -> ProviderRequest:
         items = [{"role": "user", "content": items}]
     if not isinstance(items, list):
         raise BadRequest("input: a string or a list of input items is required")
-    messages: list[Any] = []
-    if isinstance(body.get("instructions"), str):
-        messages.append({"role": "system", "content": body["instructions"]})
-    for index, item in enumerate(items):
-        _item(messages, item, index)
+    messages = responses_messages(body.get("instructions"), items, _calls, _odd)
     tools = body.get("tools")
     return ProviderRequest(
         messages,
-        [_tool(t) for t in tools] if isinstance(tools, list) else None,
+        [responses_tool(t) for t in tools] if isinstance(tools, list) else None,
         body.get("model") if isinstance(body.get("model"), str) else None,
         body.get("temperature"),
-        {k: v for k, v in body.items() if k not in _OWN},
+        {k: v for k, v in body.items() if k not in RESPONSES_OWN},
         bool(body.get("stream")),
     )
 
 
-def _item(messages: list[Any], item: Any, index: int) -> None:
-    if not isinstance(item, Mapping):
-        raise BadRequest(f"input[{index}]: not an object")
-    kind = item.get("type", "message")
-    if kind == "function_call":
-        call = {
+def _calls(item: Mapping[str, Any], index: int) -> list[dict[str, Any]]:
+    where = f"input[{index}]"
+    return [
+        {
             "id": item.get("call_id"),
             "name": item.get("name"),
-            "arguments": arguments(item.get("arguments"), f"input[{index}]"),
+            "arguments": arguments(item.get("arguments"), where),
         }
-        last = messages[-1] if messages else None
-        if isinstance(last, dict) and last.get("role") == "assistant":
-            last.setdefault("tool_calls", []).append(call)
-        else:
-            messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
-    elif kind == "function_call_output":
-        output = item.get("output")
-        text = output if isinstance(output, str) else _text(output)
-        messages.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": text})
-    elif kind == "message":
-        messages.append({"role": item.get("role"), "content": _text(item.get("content"))})
-    else:
-        messages.append(dict(item))  # reasoning and other items: as sent
+    ]
 
 
-def _text(content: Any) -> Any:
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [p.get("text", "") for p in content if isinstance(p, Mapping) and "text" in p]
-        return "".join(parts) if parts else None
-    return content
-
-
-def _tool(tool: Any) -> Any:
-    if not isinstance(tool, Mapping) or tool.get("type") != "function":
-        return tool  # built-in tools (web search, file search, ...): as sent
-    function = {"name": tool.get("name")}
-    if tool.get("description") is not None:
-        function["description"] = tool["description"]
-    function["parameters"] = tool.get("parameters") or {}
-    return {"type": "function", "function": function}
+def _odd(item: Any, index: int) -> dict[str, Any]:
+    raise BadRequest(f"input[{index}]: not an object")
 
 
 def _items(answer: ProviderAnswer) -> list[dict[str, Any]]:
