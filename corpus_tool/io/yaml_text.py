@@ -155,18 +155,16 @@ class _TextWriter:
             kind = type(value)
             if kind is str:
                 append(strs.get((key, value)) or self.text_line(key, value, indent, strs))
-            elif kind is dict and value:
+            elif (kind is dict or kind is list) and value:
                 append(heads.get(key) or self.head(key, indent, heads))
                 if inline:
                     out[first], inline = out[first][indent:], False
-                self.mapping(value, indent + 2, False)
+                if kind is dict:
+                    self.mapping(value, indent + 2, False)
+                else:
+                    self.sequence(value, indent, False)  # not indented under a key
             elif kind is int:
                 append(ints.get((key, value)) or self.line(key, value, indent, ints))
-            elif kind is list and value:
-                append(heads.get(key) or self.head(key, indent, heads))
-                if inline:
-                    out[first], inline = out[first][indent:], False
-                self.sequence(value, indent, False)  # not indented under a key
             elif value is None:
                 append(nones.get(key) or self.line(key, value, indent, nones))
             else:
