@@ -58,10 +58,21 @@ def recorded_corpus(
     root = tmp_path / "corpus"
     assert cli("init", root).code == 0
     (root / "weather_agent.py").write_text(source(provider, provider, stream=stream), "utf-8")
+    _, doc, asked = record_and_add(tmp_path, cli, monkeypatch, root)
+    assert len(asked) == 2 and all(bool(b.get("stream")) == stream for b in asked)
+    return root, doc
+
+
+def record_and_add(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch, root: Path
+) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
+    """`corpus record` of root's weather_agent against the scripted upstream (the team's own
+    provider), then `corpus add` of the incident as case `recorded`, made active: the record
+    command's result, the incident, and the bodies the upstream was asked."""
     (root / "drive.py").write_text(DRIVER, encoding="utf-8")
     incident = tmp_path / "incident.json"
     with sdk_upstream.upstream() as base, monkeypatch.context() as env:
-        env.setenv("OPENAI_BASE_URL", base + "/v1")  # the team's own provider: the upstream
+        env.setenv("OPENAI_BASE_URL", base + "/v1")
         env.setenv("ANTHROPIC_BASE_URL", base)
         env.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
         env.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
@@ -72,7 +83,6 @@ def recorded_corpus(
         )
         asked = sdk_upstream.bodies()
     assert done.code == 0, done.out + done.err
-    assert len(asked) == 2 and all(bool(b.get("stream")) == stream for b in asked)
     doc = json.loads(incident.read_text(encoding="utf-8"))
     assert "not-a-real-key" not in json.dumps(doc)
     added = cli("add", incident, "--id", "recorded", cwd=root)
@@ -81,7 +91,7 @@ def recorded_corpus(
     spec = yaml.safe_load(expected.read_text(encoding="utf-8"))
     spec["status"] = "active"
     expected.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
-    return root, doc
+    return done, doc, asked
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["create", "stream"])

@@ -8,16 +8,14 @@ with the same mutation gets on the same recorded case."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.replay import sdk_upstream
 from tests.replay.provider_agents import MUTATIONS, QUESTION, RESULT, SYSTEM, TOOLS, use_agent
-from tests.replay.test_sdk_recorded import ALIAS, DRIVER, checked, divergence, source
+from tests.replay.test_sdk_recorded import ALIAS, checked, divergence, record_and_add, source
 
 pytest.importorskip("openai", reason="the agent is written with the real openai SDK")
 
@@ -95,27 +93,8 @@ def recorded_corpus(
     root = tmp_path / "corpus"
     assert cli("init", root).code == 0
     (root / "weather_agent.py").write_text(responses_source(stream=stream), encoding="utf-8")
-    (root / "drive.py").write_text(DRIVER, encoding="utf-8")
-    incident = tmp_path / "incident.json"
-    with sdk_upstream.upstream() as base, monkeypatch.context() as env:
-        env.setenv("OPENAI_BASE_URL", base + "/v1")
-        env.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-        done = cli(
-            *("record", "--out", incident, "--agent-version", "1.0", "--"),
-            *(sys.executable, "drive.py", "weather_agent", QUESTION),
-            cwd=root,
-        )
-        asked = sdk_upstream.bodies()
-    assert done.code == 0, done.out + done.err
+    done, doc, asked = record_and_add(tmp_path, cli, monkeypatch, root)
     assert "recorded 2 model call(s) and 1 tool call(s)" in done.err
-    doc = json.loads(incident.read_text(encoding="utf-8"))
-    assert "not-a-real-key" not in json.dumps(doc)
-    added = cli("add", incident, "--id", "recorded", cwd=root)
-    assert added.code == 0, added.out + added.err
-    expected = root / "cases" / "recorded" / "expected.yaml"
-    spec = yaml.safe_load(expected.read_text(encoding="utf-8"))
-    spec["status"] = "active"
-    expected.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     return root, doc, asked
 
 
