@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from corpus_tool.io import files, yaml_stream
+from corpus_tool.io import files, yaml_stream, yaml_text
 from tests.io.test_dump_stream import _reference
 from tests.io.test_dump_text import _text
 
@@ -83,4 +83,27 @@ def test_folding_runs_of_spaces_quotes_and_wide_characters(seed: int) -> None:
         key = "k" * rng.randint(1, 60) + str(i)
         doc[key] = text
         doc[f"list{i}"] = [text, {key: text}]
+    assert _text(doc) == _reference(doc)
+
+
+def test_lines_forgotten_past_the_bound_are_written_again_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The remembered lines of a depth are dropped once there are more than the bound (memory):
+    with a bound of 3, a document whose keys and values recur across many distinct lines at
+    several depths is written through clear after clear, and must still be PyYAML's bytes."""
+    monkeypatch.setattr(yaml_text, "_LIMIT", 3)
+    rng = random.Random(7)
+    words = ["a", "b", "yes", "1", "null", "x y", "", "- z", "long " * 30]
+    doc = {
+        "events": [
+            {
+                "k": rng.choice(words),
+                "n": rng.randint(0, 5),
+                "none": None,
+                "deep": {"k": rng.choice(words), "m": {"k": rng.choice(words), "l": [i, i % 3]}},
+            }
+            for i in range(300)
+        ]
+    }
     assert _text(doc) == _reference(doc)
