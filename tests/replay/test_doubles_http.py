@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from corpus_tool.replay.doubles import server
+from corpus_tool.replay.doubles import connection, server
 from corpus_tool.replay.doubles.server import Doubles
 
 BODY = json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]})
@@ -208,3 +208,16 @@ def test_a_client_that_stops_reading_holds_up_no_other_client(doubles: Doubles) 
     received = stalled.recv(65536)  # and the stalled one's answers are there when it reads
     assert received.startswith(b"HTTP/1.1 400 ")
     stalled.close()
+
+
+def test_a_connection_holding_more_than_the_buffer_limit_is_refused(
+    doubles: Doubles, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body sent in tiny chunks that never ends is bounded by what one connection may hold
+    unread (MAX_BUFFER, lowered here): 413, the connection closed, the next client answered."""
+    monkeypatch.setattr(connection, "MAX_BUFFER", 1000)
+    received = refused_then_closed(doubles, CHUNKED_HEAD + b"1\r\na\r\n" * 400)
+    assert received.startswith(b"HTTP/1.1 413 ") and b"over the doubles' limit" in received
+    client = http.client.HTTPConnection(doubles.host, doubles.port, timeout=10)
+    assert ask(client)[0] == 400
+    client.close()
