@@ -59,30 +59,40 @@ class Index:
     """
 
     def __init__(self, start: Path) -> None:
+        # one rev-parse answers the work tree, the index file and whether HEAD names a commit
+        # (a run does not commit): exit 1 with the first two answers printed is an unborn HEAD
+        ask = ("--show-toplevel", "--path-format=absolute", "--git-path", "index")
         try:
-            found = self._git(
-                start,
-                "rev-parse",
-                "--show-toplevel",
-                "--path-format=absolute",
-                "--git-path",
-                "index",
+            done = subprocess.run(
+                ["git", "rev-parse", *ask, "--verify", "--quiet", "HEAD^{commit}"],
+                cwd=start,
+                capture_output=True,
+                check=False,
             )
-        except UsageError:
+        except OSError:
+            raise UsageError("git is not installed or not on PATH") from None
+        lines = done.stdout.splitlines()
+        if done.returncode not in (0, 1) or len(lines) < 2:
             raise UsageError(
                 f"{start}: not inside a git work tree; --staged checks what the git index holds"
-            ) from None
-        top, index_file = (os.fsdecode(line) for line in found.splitlines()[:2])
+            )
+        top, index_file = (os.fsdecode(line) for line in lines[:2])
         self.root = Path(top).resolve()
         self._index_file = Path(index_file)
+        self._has_head = done.returncode == 0 and len(lines) >= 3
         self._staged: dict[str, tuple[str, str] | None] = {}  # path -> (mode, blob); None: gone
         self._known: dict[str, tuple[str, str]] = {}  # path -> (mode, blob), as listed
+        # HEAD's entries under the pathspecs the change can ask about, listed once by
+        # changed(): (pathspecs, path -> (mode, kind, blob)); None until then, or past MANY_CASES
+        self._head: tuple[frozenset[str], dict[str, tuple[str, str, str]]] | None = None
 
     def changed(self) -> list[str]:
         """Every path the staged change adds, modifies or deletes (a rename is both paths)."""
-        base = self._head()
+        base = "HEAD" if self._has_head else self._empty_tree()
         raw = self.run("diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev", base, "--")
         self._staged = _parse_raw(raw)
+        if self._has_head and len(self._staged) <= MANY_CASES:
+            self._head = self._list_head(_head_specs(self._staged))
         return list(self._staged)
 
     def listed(self, paths: Iterable[str]) -> dict[str, str]:
@@ -101,9 +111,11 @@ class Index:
         return {path: mode for path, (mode, _blob) in found.items()}
 
     def at_head(self, paths: list[str]) -> set[str]:
-        """Which of these files HEAD holds."""
+        """Which of these paths HEAD holds (a file, a directory or a gitlink)."""
         if not paths or not self._has_head:
             return set()
+        if self._head is not None and all(_covered(p, self._head[0]) for p in paths):
+            return set(paths) & set(self._head[1])
         return set(_split(self.run("ls-tree", "-z", "--name-only", "HEAD", "--", *paths)))
 
     def copy_out(self, paths: list[str], scratch: Path) -> None:
@@ -153,15 +165,29 @@ class Index:
 
     def _at_head_under(self, paths: list[str]) -> dict[str, tuple[str, str]]:
         """HEAD's files at or under these paths (path -> (mode, blob)), gitlinks left out."""
-        found: dict[str, tuple[str, str]] = {}
         if not paths or not self._has_head:
-            return found
-        for entry in _split(self.run("ls-tree", "-r", "-z", "HEAD", "--", *paths)):
+            return {}
+        if self._head is not None and all(_covered(p, self._head[0]) for p in paths):
+            listing = self._head[1]
+        else:
+            listing = self._list_head(paths)[1]
+        return {
+            path: (mode, blob)
+            for path, (mode, kind, blob) in listing.items()
+            if kind == "blob" and _within(path, paths)
+        }
+
+    def _list_head(
+        self, specs: Iterable[str]
+    ) -> tuple[frozenset[str], dict[str, tuple[str, str, str]]]:
+        """HEAD's entries at or under these pathspecs, trees shown too (`ls-tree -r -t`)."""
+        specs = frozenset(specs)
+        found: dict[str, tuple[str, str, str]] = {}
+        for entry in _split(self.run("ls-tree", "-r", "-t", "-z", "HEAD", "--", *sorted(specs))):
             meta, _, path = entry.partition("\t")
             mode, kind, blob = meta.split()
-            if kind == "blob":
-                found[path] = (mode, blob)
-        return found
+            found[path] = (mode, kind, blob)
+        return specs, found
 
     @functools.cached_property
     def _plain(self) -> bool:
@@ -177,23 +203,13 @@ class Index:
             return False
         return header == b"DIRC\0\0\0\2" and not shared
 
-    def _head(self) -> str:
-        if self._has_head:
-            return "HEAD"
+    def _empty_tree(self) -> str:
+        """The empty tree's name, which a first commit's change is listed against."""
         return (
             self.run("hash-object", "-t", "tree", "--stdin", stdin=EMPTY_TREE_INPUT)
             .decode()
             .strip()
         )
-
-    @functools.cached_property
-    def _has_head(self) -> bool:
-        """Whether HEAD names a commit (asked once: a run does not commit)."""
-        try:
-            self.run("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-        except UsageError:
-            return False
-        return True
 
     @staticmethod
     def _git(
@@ -229,6 +245,35 @@ def _within(path: str, specs: list[str]) -> bool:
     """Whether a pathspec of `specs` (a file, or a directory with or without its slash) holds
     `path`, as `git ls-files -- specs` matches it."""
     return any(path == s or path.startswith(s if s.endswith("/") else s + "/") for s in specs)
+
+
+def _covered(path: str, specs: frozenset[str]) -> bool:
+    """Whether listing `specs` lists everything listing `path` would: `path` is one of them,
+    or lies under one naming a directory (literal pathspecs)."""
+    return path in specs or any(s.endswith("/") and path.startswith(s) for s in specs)
+
+
+def _head_specs(changed: Iterable[str]) -> set[str]:
+    """What of HEAD the staged run can ask about, as pathspecs, known from the changed paths
+    alone: in each directory above a changed path, the corpus.yaml a corpus there would have,
+    its waivers, its cases' .gitattributes, the .gitattributes there, and the changed case."""
+    specs: set[str] = set()
+    for path in changed:
+        for prefix in _ancestors(path):
+            specs.update(
+                prefix + name
+                for name in (
+                    CONFIG_NAME,
+                    ".gitattributes",
+                    f"{WAIVERS}/",
+                    f"{CASES}/.gitattributes",
+                )
+            )
+            name, slash, inside = path[len(prefix) :].partition("/")
+            case, slash_, _ = inside.partition("/")
+            if name == CASES and slash and case and slash_:
+                specs.add(f"{prefix}{CASES}/{case}/")
+    return specs
 
 
 def _attribute_files(path: str) -> list[str]:

@@ -137,3 +137,73 @@ def test_an_intent_to_add_entry_is_read_from_the_index(
     copied = _copied(repo, tmp_path / "copy")
     assert copied["evals/cases/refund-success/notes.yaml"][1] == b""  # as checkout-index has it
     assert cli("validate", "--staged", cwd=repo).code == 0
+
+
+def _attributes_in_the_case_at_head(repo: Path) -> None:
+    """A committed .gitattributes inside the case: found through HEAD's one listing."""
+    (repo / "evals/cases/refund-success/.gitattributes").write_text(
+        "*.yaml text eol=crlf\n", encoding="utf-8"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "attributes")
+    _edit_trace(repo)
+
+
+def _waiver_edited(repo: Path) -> None:
+    waiver = repo / "evals/waivers/W-1.yaml"
+    waiver.write_bytes(waiver.read_bytes() + b"# reviewed\n")
+    git(repo, "add", "-A")
+
+
+def _nested_corpus_name_is_a_directory(repo: Path) -> None:
+    """A directory named corpus.yaml above the case: HEAD holds a tree there, which HEAD's one
+    listing shows as `git ls-tree` without -r does."""
+    (repo / "evals/cases/corpus.yaml").mkdir()
+    (repo / "evals/cases/corpus.yaml/x").write_text("a: 1\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "odd")
+    _edit_trace(repo)
+
+
+LISTED = {
+    **CHANGES,
+    "a .gitattributes inside the case, committed": _attributes_in_the_case_at_head,
+    "a waiver edited": _waiver_edited,
+    "a directory named corpus.yaml above the case": _nested_corpus_name_is_a_directory,
+}
+
+
+@pytest.mark.parametrize("change", sorted(LISTED))
+def test_one_listing_of_head_answers_as_git_asked_each_time(
+    repo: Path, tmp_path: Path, change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HEAD is listed once for what the change can ask about; a question outside that
+    listing (every case, after corpus.yaml changed; a case a waiver names) asks git. Either
+    way the copy is what asking git each question gives."""
+    LISTED[change](repo)
+    once = _copied(repo, tmp_path / "once")
+    monkeypatch.setattr(staged, "_covered", lambda path, specs: False)
+    each = _copied(repo, tmp_path / "each")
+    assert once == each
+    # (a tree named corpus.yaml marks a corpus there for both, which then copies nothing)
+    if LISTED[change] is not _nested_corpus_name_is_a_directory:
+        assert any(k.endswith(".yaml") for k in once)
+
+
+def test_a_first_commit_is_checked_against_the_empty_tree(tmp_path: Path, cli: Cli) -> None:
+    """No commit yet (HEAD unborn): the whole index is the change, and its version is checked."""
+    repo = tmp_path / "new repo ü"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    assert cli("init", "evals", cwd=repo).code == 0
+    added = cli("-C", repo / "evals", "add", EXAMPLES / "incidents/refund-success.json")
+    assert added.code == 0, added.err
+    git(repo, "add", "-A")
+    assert not staged.Index(repo)._has_head
+    first = cli("validate", "--staged", cwd=repo)
+    assert first.code == 0, first.out + first.err
+    (trace,) = (repo / "evals/cases").glob("*/trace.yaml")
+    trace.write_text("schema_version: 9\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    broken = cli("validate", "--staged", cwd=repo)
+    assert broken.code == 1 and "schema.version" in broken.out
