@@ -196,22 +196,28 @@ def _older(kind: str, version: int, current: int) -> str:
     )
 
 
-_JSON_SCALARS = (str, int, float, bool, type(None))
+_JSON_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def is_plain(doc: Any) -> bool:
     """True when `doc` holds only what JSON holds (dicts with string keys, lists, scalars):
     the compiled schema check may then answer for it (errors(), items_errors())."""
     stack = [doc]
+    # bound once, and a dict's keys told by a loop, not all() over a generator: a streamed
+    # add walks every event, and the call per key was most of this walk's time
+    pop, extend, scalars = stack.pop, stack.extend, _JSON_SCALARS
     while stack:
-        value = stack.pop()
+        value = pop()
         kind = type(value)
+        if kind in scalars:
+            continue
         if kind is dict:
-            if not all(type(k) is str for k in value):
-                return False
-            stack.extend(value.values())
+            for key in value:
+                if type(key) is not str:
+                    return False
+            extend(value.values())
         elif kind is list:
-            stack.extend(value)
-        elif kind not in _JSON_SCALARS:
+            extend(value)
+        else:
             return False
     return True

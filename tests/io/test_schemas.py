@@ -101,3 +101,26 @@ def test_schema_trace_event_types_are_strict() -> None:
 
 def test_schema_validators_are_built_once() -> None:
     assert schema.validator("trace") is schema.validator("trace")
+
+
+class _Text(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("doc", "plain"),
+    [
+        ({"a": [1, 2.5, None, True, "x", {"b": [], "c": {}}]}, True),
+        ([[[["deep"]]]], True),
+        ("text", True),
+        ({"a": [1, {"b": (1,)}]}, False),  # a tuple deep down: not what JSON parses to
+        ({"events": [{"seq": 1}, {2: "x"}]}, False),  # an integer key in the second item
+        ({"a": {"b": {_Text("c"): 1}}}, False),  # a str subclass as a key
+        ({"a": [_Text("value")]}, False),
+        ({"a": b"bytes"}, False),
+        ([[[[set()]]]], False),
+    ],
+)
+def test_is_plain_is_true_only_for_what_json_parses_to(doc: Any, plain: bool) -> None:
+    """A non-JSON value anywhere keeps the compiled schema check from answering."""
+    assert schema.is_plain(doc) is plain
