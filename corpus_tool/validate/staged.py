@@ -62,15 +62,7 @@ class Index:
         # one rev-parse answers the work tree, the index file and whether HEAD names a commit
         # (a run does not commit): exit 1 with the first two answers printed is an unborn HEAD
         ask = ("--show-toplevel", "--path-format=absolute", "--git-path", "index")
-        try:
-            done = subprocess.run(
-                ["git", "rev-parse", *ask, "--verify", "--quiet", "HEAD^{commit}"],
-                cwd=start,
-                capture_output=True,
-                check=False,
-            )
-        except OSError:
-            raise UsageError("git is not installed or not on PATH") from None
+        done = self._spawn(start, "rev-parse", *ask, "--verify", "--quiet", "HEAD^{commit}")
         lines = done.stdout.splitlines()
         if done.returncode not in (0, 1) or len(lines) < 2:
             raise UsageError(
@@ -114,8 +106,9 @@ class Index:
         """Which of these paths HEAD holds (a file, a directory or a gitlink)."""
         if not paths or not self._has_head:
             return set()
-        if self._head is not None and all(_covered(p, self._head[0]) for p in paths):
-            return set(paths) & set(self._head[1])
+        listing = self._listed_head(paths)
+        if listing is not None:
+            return {path for path in paths if path in listing}
         return set(_split(self.run("ls-tree", "-z", "--name-only", "HEAD", "--", *paths)))
 
     def copy_out(self, paths: list[str], scratch: Path) -> None:
@@ -167,15 +160,21 @@ class Index:
         """HEAD's files at or under these paths (path -> (mode, blob)), gitlinks left out."""
         if not paths or not self._has_head:
             return {}
-        if self._head is not None and all(_covered(p, self._head[0]) for p in paths):
-            listing = self._head[1]
-        else:
+        listing = self._listed_head(paths)
+        if listing is None:
             listing = self._list_head(paths)[1]
         return {
             path: (mode, blob)
             for path, (mode, kind, blob) in listing.items()
             if kind == "blob" and _within(path, paths)
         }
+
+    def _listed_head(self, paths: list[str]) -> dict[str, tuple[str, str, str]] | None:
+        """HEAD's one listing, when it lists all that listing `paths` would; else None."""
+        if self._head is None:
+            return None
+        specs, listing = self._head
+        return listing if all(_covered(path, specs) for path in paths) else None
 
     def _list_head(
         self, specs: Iterable[str]
@@ -212,15 +211,22 @@ class Index:
         )
 
     @staticmethod
-    def _git(
+    def _spawn(
         where: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
-    ) -> bytes:
+    ) -> subprocess.CompletedProcess[bytes]:
+        """`git ARGS` run in `where`, whatever its exit status."""
         try:
-            done = subprocess.run(
+            return subprocess.run(
                 ["git", *args], cwd=where, input=stdin, capture_output=True, check=False, env=env
             )
         except OSError:
             raise UsageError("git is not installed or not on PATH") from None
+
+    @staticmethod
+    def _git(
+        where: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+    ) -> bytes:
+        done = Index._spawn(where, *args, stdin=stdin, env=env)
         if done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise UsageError(f"git {args[0]} failed: {message[-1] if message else 'no message'}")

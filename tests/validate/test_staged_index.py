@@ -181,7 +181,20 @@ def test_one_listing_of_head_answers_as_git_asked_each_time(
     listing (every case, after corpus.yaml changed; a case a waiver names) asks git. Either
     way the copy is what asking git each question gives."""
     LISTED[change](repo)
+    asked: list[tuple[str, ...]] = []
+    spawn = staged.Index._spawn
+
+    def counted(where: Path, *args: str, **kw: object) -> object:
+        asked.append(args)
+        return spawn(where, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(staged.Index, "_spawn", staticmethod(counted))
     once = _copied(repo, tmp_path / "once")
+    listings = [a for a in asked if "ls-tree" in a]
+    # a changed corpus.yaml (every case), a waiver (the case it names) and a tree named
+    # corpus.yaml (a corpus at cases/, outside the listing) ask git past the one listing
+    if LISTED[change] not in (_waiver_edited, _edit_config, _nested_corpus_name_is_a_directory):
+        assert len(listings) == 1, listings  # HEAD listed once, not once per question
     monkeypatch.setattr(staged, "_covered", lambda path, specs: False)
     each = _copied(repo, tmp_path / "each")
     assert once == each
@@ -207,3 +220,13 @@ def test_a_first_commit_is_checked_against_the_empty_tree(tmp_path: Path, cli: C
     git(repo, "add", "-A")
     broken = cli("validate", "--staged", cwd=repo)
     assert broken.code == 1 and "schema.version" in broken.out
+
+
+def test_without_git_the_hook_says_so(
+    repo: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No git on PATH: a one-line usage error naming git, exit 2, not a traceback."""
+    _edit_trace(repo)
+    monkeypatch.setenv("PATH", str(repo / "no-such-bin"))
+    done = cli("validate", "--staged", cwd=repo)
+    assert done.code == 2 and "git is not installed" in done.err, done.err
