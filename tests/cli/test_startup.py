@@ -12,18 +12,18 @@ import pytest
 from tests.conftest import EXAMPLES, ROOT, git
 
 
-def _modules_after(*args: str, cwd: Path) -> set[str]:
-    """The modules a `corpus ARGS...` run has loaded by the time it ends."""
-    code = (
+def _modules_after(*args: str, cwd: Path, code: int = 0) -> set[str]:
+    """The modules a `corpus ARGS...` run (ending with exit `code`) has loaded by then."""
+    program = (
         "import atexit, sys\n"
         "atexit.register(lambda: print('\\n'.join(sorted(sys.modules)), file=sys.stderr))\n"
         "from corpus_tool.cli import main\n"
         f"sys.exit(main({list(args)!r}))\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=False
+        [sys.executable, "-c", program], cwd=cwd, capture_output=True, text=True, check=False
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == code, done.stderr
     return set(done.stderr.split())
 
 
@@ -97,3 +97,23 @@ def test_check_without_html_loads_no_report_or_template_engine() -> None:
     modules = _modules_after("-C", str(EXAMPLES / "corpus"), "check", cwd=ROOT)
     assert "corpus_tool.replay.runner" in modules  # it did replay
     assert _loaded(modules, "corpus_tool.report", "jinja2") == []
+
+
+def test_add_loads_the_minimizer_and_replay_engine_only_for_minimize(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain `corpus add` starts without the replay engine (a third of a second of imports);
+    `--minimize` reaches the minimizer (here refused: the corpus names no agent to replay)."""
+    monkeypatch.setenv("CORPUS_REDACTION_KEY", "startup-test-key-0123456789abcdef0123456789")
+    incident = str(EXAMPLES / "incidents" / "refund-success.json")
+    corpus = tmp_path / "corpus"
+    subprocess.run([sys.executable, "-m", "corpus_tool", "init", str(corpus)], check=True)
+    plain = _modules_after("-C", str(corpus), "add", incident, cwd=ROOT)
+    assert list((corpus / "cases").glob("*/trace.yaml")), "no case written"
+    assert "corpus_tool.author.plan" in plain
+    assert _loaded(plain, "corpus_tool.replay", "corpus_tool.minimize") == []
+    asked = _modules_after(
+        "-C", str(corpus), "add", incident, "--id", "again", "--minimize", cwd=ROOT, code=2
+    )
+    assert "corpus_tool.author.minimized" in asked
+    assert not (corpus / "cases" / "again").exists()
