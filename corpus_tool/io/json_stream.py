@@ -165,11 +165,11 @@ class StreamedObject:
                 self._fill()  # `7e` of `7e-05`, `1.` of `1.5`: a number may go on
                 continue
             break
-        text = self._buf[self._pos : end]
+        buf, start = self._buf, self._pos  # the value's text, looked at where it is: no copy
         self._pos = end
-        if _SURROGATE_ESCAPE.search(text):
+        if _SURROGATE_ESCAPE.search(buf, start, end):
             value = files.mend_surrogates(value)
-        if isinstance(value, (dict, list)) and _may_nest(text, files.MAX_DEPTH - depth):
+        if isinstance(value, (dict, list)) and _may_nest(buf, start, end, files.MAX_DEPTH - depth):
             try:
                 files.check_depth(value, self.path, depth=depth)
             except InputError as err:  # the whole file's parse says it (or what comes first)
@@ -204,6 +204,7 @@ class StreamedObject:
         self._pos = 0
 
 
-def _may_nest(text: str, levels: int) -> bool:
-    """Whether a value written as `text` may nest `levels` deep: not with fewer brackets."""
-    return text.count("{") + text.count("[") >= levels
+def _may_nest(text: str, start: int, end: int, levels: int) -> bool:
+    """Whether a value written as `text[start:end]` may nest `levels` deep: not with fewer
+    brackets."""
+    return text.count("{", start, end) + text.count("[", start, end) >= levels
