@@ -24,7 +24,6 @@ run (its events are marked), `--tools-log`, `--minimize`, `--select`, `--all`.
 
 from __future__ import annotations
 
-import gc
 import os
 import shutil
 from collections.abc import Iterable, Mapping
@@ -139,8 +138,7 @@ class _Case:
     def write(self, run: NativeRun, bounds: tuple[int, int], tmp: Path, steps: StepCounter) -> None:
         # The cycle collector paused: with it running, the summaries kept (a few containers
         # an event) and each batch's copies made it run full collections over and over, a
-        # sixth of the add's CPU; a batch's garbage holds no cycles, and _Events.write
-        # collects the young ones after each batch all the same.
+        # sixth of the add's CPU. A batch's garbage holds no cycles: counting frees it all.
         with files.collector_paused():
             self._write(run, bounds, tmp, steps)
 
@@ -218,8 +216,9 @@ class _Case:
         with staging.open_new(trace) as out:
             out.write(files.dump_yaml(head))
             out.write(_EVENTS if self.events.count else "events: []\n")
-            with part.open(encoding="utf-8", newline="") as events:
-                shutil.copyfileobj(events, out, 1 << 20)
+            out.flush()  # the part's bytes copied as they are, not decoded and encoded again
+            with part.open("rb") as events:
+                shutil.copyfileobj(events, out.buffer, 1 << 20)
             out.write(files.dump_yaml(tail))
         part.unlink()
 
@@ -259,21 +258,20 @@ class _Events:
             if len(batch) == BATCH:
                 self._batch(batch, sink)
                 batch = []
-                gc.collect(0)  # only what was made since the last batch (the collector paused)
         if batch:
             self._batch(batch, sink)
 
     def _batch(self, batch: list[dict[str, Any]], sink: TextIO) -> None:
-        clean, replaced = self.redactor(batch)
+        (clean, replaced), plain = self.redactor.told(batch)
         self.replaced += replaced
         self.summaries.extend(completeness.summary(e) for e in clean)
         self.ends = [self.ends[0] if self.ends else clean[0]["seq"], clean[-1]["seq"]]
         if not self.schema_errors:
-            self._check_and_write(clean, sink)
+            self._check_and_write(clean, plain, sink)
         self.count += len(clean)
 
-    def _check_and_write(self, clean: list[dict[str, Any]], sink: TextIO) -> None:
-        errors = schema.items_errors("trace", "events", clean)
+    def _check_and_write(self, clean: list[dict[str, Any]], plain: bool, sink: TextIO) -> None:
+        errors = schema.items_errors("trace", "events", clean, plain)
         if errors:  # the first, where the whole document has it; nothing more is written
             first = errors[0]
             at, *below = first.absolute_path

@@ -73,12 +73,16 @@ def part_errors(kind: str, prop: str, value: Any) -> list[ValidationError]:
     return _sorted_errors(_part_validator(kind, prop), value)
 
 
-def items_errors(kind: str, prop: str, items: list[Any]) -> list[ValidationError]:
+def items_errors(
+    kind: str, prop: str, items: list[Any], plain: bool | None = None
+) -> list[ValidationError]:
     """Schema errors of some items of a top-level list property (a streamed trace's events,
     a batch at a time), paths relative to `items`; the compiled validator answers for valid
-    plain ones (`is_plain`, as for errors()). The errors are those errors() gives at the
-    items' place in the whole document."""
-    check = _compiled_part(kind, prop) if is_plain(items) else None
+    plain ones (`is_plain`, as for errors(); `plain` is its answer if the caller knows it).
+    The errors are those errors() gives at the items' place in the whole document."""
+    if plain is None:
+        plain = is_plain(items)
+    check = _compiled_part(kind, prop) if plain else None
     if check is not None:
         try:
             if check(items):

@@ -54,6 +54,11 @@ class Redactor:
     def __call__(self, value: Any) -> RedactedValue:
         return redact(value, self.key, self.drop_keys, self.allow)
 
+    def told(self, value: Any) -> tuple[RedactedValue, bool]:
+        """The redacted value, and whether `value` held only what JSON holds (so the result
+        does too: schema.is_plain's answer without its walk)."""
+        return _redacted(value, self.key, self.drop_keys, self.allow)
+
 
 def redact(
     value: Any,
@@ -63,6 +68,12 @@ def redact(
 ) -> RedactedValue:
     """Replace every detected value in a JSON-like value by its pseudonym; a value the
     allow-list names (a reviewed redaction waiver: not personal data) stays as it is."""
+    return _redacted(value, key, drop_keys, allow)[0]
+
+
+def _redacted(
+    value: Any, key: RedactionKey, drop_keys: Iterable[str], allow: AllowList | None
+) -> tuple[RedactedValue, bool]:
     cache: dict[tuple[str, str], tuple[str, bool]] = {}  # -> (what is written, allowed)
     kept = 0
 
@@ -78,7 +89,7 @@ def redact(
 
     walk = Walk(rewrite, drop_keys)
     clean = walk.value(value)
-    return RedactedValue(clean, len(walk.hits) - kept)
+    return RedactedValue(clean, len(walk.hits) - kept), walk.plain_input
 
 
 def scan(value: Any, drop_keys: Iterable[str] = ()) -> list[RawHit]:

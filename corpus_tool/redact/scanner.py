@@ -132,12 +132,30 @@ class Walk:
         # without building their path (most strings of a trace; -1: mapping keys). A
         # scan-only walk keeps none: its memo remembers the hits
         self._clean: dict[int, set[str]] = {}
+        # ...and the key names met that are no secret's and hold nothing
+        self._known_keys: set[str] = set()
         # the same few key names recur in every event
         self._secret_seen: dict[str, bool] = memo.secret if memo is not None else {}
         self._matcher = matcher or default_matcher()
+        self.plain_input = True
+        """False once the walk met anything JSON does not hold (schema.is_plain's test): a
+        rewriting walk over a plain value returns a plain one, so its caller may skip that
+        test (a streamed add's events)."""
 
     def value(self, value: Any, path: Path = (), depth: int = 0) -> Any:
         """The value with every hit replaced (or unchanged when only scanning)."""
+        kind = type(value)
+        if kind is str:
+            return self.string(value, path, depth)
+        if kind is dict:
+            return self._mapping(value, path, depth)
+        if kind is list:
+            return self._sequence(value, path, depth)
+        if kind is int:
+            return value if -(10**8) < value < 10**8 else self._number(value, path)
+        if kind in _PLAIN_SCALARS:
+            return value
+        self.plain_input = False  # (a subclass, a tuple, ...: told by the type, not its value)
         if isinstance(value, str):
             return self.string(value, path, depth)
         if isinstance(value, dict):
@@ -234,27 +252,53 @@ class Walk:
     def _mapping(self, mapping: dict[Any, Any], path: Path, depth: int) -> dict[Any, Any]:
         if self._memo is not None:
             return self._scan_mapping(mapping, path, depth)
-        out: dict[Any, Any] = {}
+        if type(mapping) is not dict:
+            return self._mapping_rebuilt(mapping, path, depth)
+        # a copy, its values replaced where the walk changes them (most are left as they
+        # are: a store per key and the dict's growth cost more than the one copy)
+        out = mapping.copy()
         clean = self._clean.get(depth, _NOTHING)
-        clean_keys = self._clean.get(-1, _NOTHING)
-        secret = self._secret_seen
+        known_keys = self._known_keys
+        renamed: dict[Any, Any] | None = None
         for key, item in mapping.items():
-            if type(key) is str and key in clean_keys and secret.get(key) is False:
+            if type(key) is str and key in known_keys:
                 kind = type(item)
                 if kind is str:
-                    if item in clean or len(item) < MIN_LENGTH:
-                        out[key] = item
-                    else:
+                    if item not in clean and len(item) >= MIN_LENGTH:
                         out[key] = self.string(item, (*path, key), depth)
                 elif kind is dict:
                     out[key] = self._mapping(item, (*path, key), depth)
                 elif kind is list:
                     out[key] = self._sequence(item, (*path, key), depth)
-                elif _untouched(item, clean):
-                    out[key] = item
-                else:
+                elif not _untouched(item, clean):
                     out[key] = self.value(item, (*path, key), depth)
                 continue
+            where = (*path, key)
+            if type(key) is not str:
+                self.plain_input = False
+            if isinstance(key, str) and self._is_secret(key):
+                out[key] = self._drop(item, where)
+                continue
+            new_key = self._key(key, where)
+            out[key] = self.value(item, where, depth)
+            if new_key != key:
+                renamed = renamed if renamed is not None else {}
+                renamed[key] = new_key
+            elif type(key) is str and key in self._clean.get(-1, _NOTHING):
+                known_keys.add(key)  # not secret, nothing in it: the loop's fast lane
+        if renamed is None:
+            return out
+        # a key that held a value (an e-mail address as a key): the keys written in order,
+        # as the mapping would be rebuilt (a new key equal to a later one: the later value)
+        rebuilt: dict[Any, Any] = {}
+        for key, item in out.items():
+            rebuilt[renamed.get(key, key)] = item
+        return rebuilt
+
+    def _mapping_rebuilt(self, mapping: dict[Any, Any], path: Path, depth: int) -> dict[Any, Any]:
+        """A mapping of a dict subclass (in the walk's output: a dict), key by key."""
+        out: dict[Any, Any] = {}
+        for key, item in mapping.items():
             where = (*path, key)
             if isinstance(key, str) and self._is_secret(key):
                 out[key] = self._drop(item, where)
@@ -267,15 +311,13 @@ class Walk:
         if self._memo is not None:
             return self._scan_sequence(items, path, depth)
         clean = self._clean.get(depth, _NOTHING)
-        out = []
-        for i, item in enumerate(items):
+        out = list(items)  # a copy, its items replaced where the walk changes them
+        for i, item in enumerate(out):
             kind = type(item)
             if kind is dict:  # (the messages and tool calls of a trace)
-                out.append(self._mapping(item, (*path, i), depth))
-            elif kind is not list and _untouched(item, clean):
-                out.append(item)
-            else:
-                out.append(self.value(item, (*path, i), depth))
+                out[i] = self._mapping(item, (*path, i), depth)
+            elif kind is list or not _untouched(item, clean):
+                out[i] = self.value(item, (*path, i), depth)
         return out
 
     # A scan-only walk with a memo: the hits of _mapping and _sequence, in the same order, but
@@ -360,10 +402,16 @@ class Walk:
         return known
 
     def _drop(self, item: Any, where: Path) -> Any:
-        if item is None or isinstance(item, bool) or item in ("", MARKER):
+        if (
+            item is None
+            or isinstance(item, bool)
+            or item in ("", MARKER)
+            # a pseudonym copied here by hand, e.g. "Bearer REDACTED-jwt-..."
+            or (isinstance(item, str) and _REDACTED_CREDENTIAL.fullmatch(item))
+        ):
+            if type(item) is not str and item is not None and type(item) is not bool:
+                self.plain_input = False  # kept as it is: "" of a str subclass, say
             return item
-        if isinstance(item, str) and _REDACTED_CREDENTIAL.fullmatch(item):
-            return item  # a pseudonym copied here by hand, e.g. "Bearer REDACTED-jwt-..."
         self.hits.append(RawHit(where, SECRET_KEY, item if isinstance(item, str) else _shown(item)))
         return MARKER if self.rewrite else item
 
