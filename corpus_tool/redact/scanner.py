@@ -48,6 +48,7 @@ _REDACTED_CREDENTIAL = re.compile(
 
 _NOTHING: frozenset[str] = frozenset()
 _PLAIN_SCALARS = (bool, float, type(None))
+_JSON_KINDS = frozenset((str, dict, list, int, *_PLAIN_SCALARS))  # schema.is_plain's types
 
 
 def _untouched(item: Any, clean: set[str] | frozenset[str]) -> bool:
@@ -144,18 +145,8 @@ class Walk:
 
     def value(self, value: Any, path: Path = (), depth: int = 0) -> Any:
         """The value with every hit replaced (or unchanged when only scanning)."""
-        kind = type(value)
-        if kind is str:
-            return self.string(value, path, depth)
-        if kind is dict:
-            return self._mapping(value, path, depth)
-        if kind is list:
-            return self._sequence(value, path, depth)
-        if kind is int:
-            return value if -(10**8) < value < 10**8 else self._number(value, path)
-        if kind in _PLAIN_SCALARS:
-            return value
-        self.plain_input = False  # (a subclass, a tuple, ...: told by the type, not its value)
+        if type(value) not in _JSON_KINDS:
+            self.plain_input = False  # (a subclass, a tuple, ...: told by the type, not its value)
         if isinstance(value, str):
             return self.string(value, path, depth)
         if isinstance(value, dict):
@@ -252,11 +243,10 @@ class Walk:
     def _mapping(self, mapping: dict[Any, Any], path: Path, depth: int) -> dict[Any, Any]:
         if self._memo is not None:
             return self._scan_mapping(mapping, path, depth)
-        if type(mapping) is not dict:
-            return self._mapping_rebuilt(mapping, path, depth)
-        # a copy, its values replaced where the walk changes them (most are left as they
-        # are: a store per key and the dict's growth cost more than the one copy)
-        out = mapping.copy()
+        # a copy (a dict, whatever the mapping's class), its values replaced where the walk
+        # changes them (most are left as they are: a store per key and the dict's growth
+        # cost more than the one copy)
+        out = mapping.copy() if type(mapping) is dict else dict(mapping.items())
         clean = self._clean.get(depth, _NOTHING)
         known_keys = self._known_keys
         renamed: dict[Any, Any] | None = None
@@ -294,18 +284,6 @@ class Walk:
         for key, item in out.items():
             rebuilt[renamed.get(key, key)] = item
         return rebuilt
-
-    def _mapping_rebuilt(self, mapping: dict[Any, Any], path: Path, depth: int) -> dict[Any, Any]:
-        """A mapping of a dict subclass (in the walk's output: a dict), key by key."""
-        out: dict[Any, Any] = {}
-        for key, item in mapping.items():
-            where = (*path, key)
-            if isinstance(key, str) and self._is_secret(key):
-                out[key] = self._drop(item, where)
-                continue
-            new_key = self._key(key, where)
-            out[new_key] = self.value(item, where, depth)
-        return out
 
     def _sequence(self, items: list[Any], path: Path, depth: int) -> list[Any]:
         if self._memo is not None:
@@ -409,7 +387,7 @@ class Walk:
             # a pseudonym copied here by hand, e.g. "Bearer REDACTED-jwt-..."
             or (isinstance(item, str) and _REDACTED_CREDENTIAL.fullmatch(item))
         ):
-            if type(item) is not str and item is not None and type(item) is not bool:
+            if type(item) not in _JSON_KINDS:
                 self.plain_input = False  # kept as it is: "" of a str subclass, say
             return item
         self.hits.append(RawHit(where, SECRET_KEY, item if isinstance(item, str) else _shown(item)))

@@ -374,6 +374,28 @@ def test_json_stream_reads_what_json_loads_reads_across_chunk_edges(
     assert stream.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.parametrize("chunk", [1, 3, 64, 1 << 20])
+def test_json_stream_items_mend_lone_surrogates_and_refuse_depth_where_each_item_is(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, chunk: int
+) -> None:
+    """Each item's own text decides: a lone surrogate escape at an item's very end is mended
+    (as parse_json mends it), an item nested past the limit leaves the file to the whole parse,
+    whatever comes before it in the buffer."""
+    monkeypatch.setattr(json_stream, "CHUNK", chunk)
+    path = tmp_path / "doc.json"
+    path.write_text(
+        '{"events": [{"a": [[[[1]]]]}, {"b": "x \\ud800"}, "\\udc00", "plain"], "z": 1}',
+        encoding="utf-8",
+    )
+    with json_stream.StreamedObject(path, "events") as stream:
+        items = list(stream.items())
+    assert items == [{"a": [[[[1]]]]}, {"b": "x \ufffd"}, "\ufffd", "plain"]
+    deep = "[" * (files.MAX_DEPTH + 1) + "]" * (files.MAX_DEPTH + 1)
+    path.write_text('{"events": [' + "[[[]]], " * 50 + deep + "]}", encoding="utf-8")
+    with pytest.raises(json_stream.NotStreamed), json_stream.StreamedObject(path, "events") as s:
+        list(s.items())
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
