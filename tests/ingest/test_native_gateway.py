@@ -108,7 +108,10 @@ def test_native_request_params_outside_the_table_are_compared(
 
 
 def _gateway(**model_call: Any) -> dict[str, Any]:
-    """An incident as a logging gateway writes it: camelCase parameters, extra keys."""
+    """An incident as a logging gateway writes it: camelCase parameters, extra keys. Written
+    by hand after the native format's own definition (DESIGN.md, "The native incident format":
+    camelCase keys, unknown keys kept) and docs/formats.md's native row; the format is this
+    project's, so there is no public producer's file to cite."""
     call = {
         "seq": 1,
         "type": "llm_request",
