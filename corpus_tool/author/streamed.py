@@ -262,7 +262,7 @@ class _Events:
             self._batch(batch, sink)
 
     def _batch(self, batch: list[dict[str, Any]], sink: TextIO) -> None:
-        (clean, replaced), plain = self.redactor.told(batch)
+        (clean, replaced), plain = self.redactor.told(batch, own=True)
         self.replaced += replaced
         self.summaries.extend(completeness.summary(e) for e in clean)
         self.ends = [self.ends[0] if self.ends else clean[0]["seq"], clean[-1]["seq"]]

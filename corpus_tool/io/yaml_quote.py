@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import yaml
@@ -24,7 +25,7 @@ STR = "tag:yaml.org,2002:str"
 class _Readers(NamedTuple):
     first: frozenset[str]  # characters some implicit rule starts with
     resolvers: tuple[Any, ...]  # (resolver, its ScalarNode class) pairs
-    rules: dict[str, tuple[re.Pattern[str], ...]]  # first character -> every reader's rules
+    rules: dict[str, re.Pattern[str]]  # first character -> every reader's rules, as one
 
 
 def is_plain_safe(text: str) -> bool:
@@ -52,7 +53,8 @@ def _resolves_to_str(text: str) -> bool:
             str(resolver.resolve(node, text, (True, False))) == STR
             for resolver, node in readers.resolvers
         )
-    return not any(rule.match(text) for rule in readers.rules.get(text[0], ()))
+    rule = readers.rules.get(text[0])
+    return rule is None or rule.match(text) is None
 
 
 @functools.cache
@@ -69,7 +71,7 @@ def _readers() -> _Readers:
     pairs = ((pyyaml, yaml.ScalarNode), *((r, ScalarNode) for r in ruamel))
     tables = [pyyaml.yaml_implicit_resolvers, *(r.versioned_resolver for r in ruamel)]
     rules = {
-        c: tuple(
+        c: _any_of(
             dict.fromkeys(
                 regexp
                 for table in tables
@@ -80,6 +82,18 @@ def _readers() -> _Readers:
         if isinstance(c, str) and c
     }
     return _Readers(frozenset(c for c in first if isinstance(c, str)), pairs, rules)
+
+
+def _any_of(rules: Iterable[re.Pattern[str]]) -> re.Pattern[str]:
+    """One pattern that matches at a string's start where any of `rules` does (each keeps its
+    own flags, in a scoped group: the readers' patterns are verbose ones): one call, not one
+    per rule. The rules have no groups, so none is renumbered."""
+    parts = []
+    for rule in rules:
+        if rule.groups or rule.flags & ~(re.X | re.U):
+            raise ValueError(f"a resolver pattern this cannot combine: {rule.pattern!r}")
+        parts.append(("(?x:" if rule.flags & re.X else "(?:") + rule.pattern + ")")
+    return re.compile("|".join(parts))
 
 
 def round_trip(spell_null: bool = False) -> Any:

@@ -54,10 +54,11 @@ class Redactor:
     def __call__(self, value: Any) -> RedactedValue:
         return redact(value, self.key, self.drop_keys, self.allow)
 
-    def told(self, value: Any) -> tuple[RedactedValue, bool]:
+    def told(self, value: Any, own: bool = False) -> tuple[RedactedValue, bool]:
         """The redacted value, and whether `value` held only what JSON holds (so the result
-        does too: schema.is_plain's answer without its walk)."""
-        return _redacted(value, self.key, self.drop_keys, self.allow)
+        does too: schema.is_plain's answer without its walk). `own`: the caller gives
+        `value` up, and its dicts and lists are changed in place (the result is `value`)."""
+        return _redacted(value, self.key, self.drop_keys, self.allow, own)
 
 
 def redact(
@@ -68,11 +69,11 @@ def redact(
 ) -> RedactedValue:
     """Replace every detected value in a JSON-like value by its pseudonym; a value the
     allow-list names (a reviewed redaction waiver: not personal data) stays as it is."""
-    return _redacted(value, key, drop_keys, allow)[0]
+    return _redacted(value, key, drop_keys, allow, False)[0]
 
 
 def _redacted(
-    value: Any, key: RedactionKey, drop_keys: Iterable[str], allow: AllowList | None
+    value: Any, key: RedactionKey, drop_keys: Iterable[str], allow: AllowList | None, own: bool
 ) -> tuple[RedactedValue, bool]:
     cache: dict[tuple[str, str], tuple[str, bool]] = {}  # -> (what is written, allowed)
     kept = 0
@@ -87,7 +88,7 @@ def _redacted(
         kept += known[1]
         return known[0]
 
-    walk = Walk(rewrite, drop_keys)
+    walk = Walk(rewrite, drop_keys, own=own)
     clean = walk.value(value)
     return RedactedValue(clean, len(walk.hits) - kept), walk.plain_input
 

@@ -118,6 +118,7 @@ class Walk:
         drop_keys: Iterable[str] = (),
         matcher: Matcher | None = None,
         memo: Memo | None = None,
+        own: bool = False,
     ):
         self.rewrite = rewrite
         self.hits: list[RawHit] = []
@@ -138,6 +139,9 @@ class Walk:
         # the same few key names recur in every event
         self._secret_seen: dict[str, bool] = memo.secret if memo is not None else {}
         self._matcher = matcher or default_matcher()
+        # `own`: the caller gives the value up (a streamed add's batch, parsed for the walk):
+        # a rewriting walk changes its mappings and lists where they are, not in copies
+        self._own = own and rewrite is not None
         self.plain_input = True
         """False once the walk met anything JSON does not hold (schema.is_plain's test): a
         rewriting walk over a plain value returns a plain one, so its caller may skip that
@@ -245,8 +249,11 @@ class Walk:
             return self._scan_mapping(mapping, path, depth)
         # a copy (a dict, whatever the mapping's class), its values replaced where the walk
         # changes them (most are left as they are: a store per key and the dict's growth
-        # cost more than the one copy)
-        out = mapping.copy() if type(mapping) is dict else dict(mapping.items())
+        # cost more than the one copy); an owned dict is changed where it is
+        if self._own and type(mapping) is dict:
+            out = mapping
+        else:
+            out = mapping.copy() if type(mapping) is dict else dict(mapping.items())
         clean = self._clean.get(depth, _NOTHING)
         known_keys = self._known_keys
         renamed: dict[Any, Any] | None = None
@@ -289,7 +296,7 @@ class Walk:
         if self._memo is not None:
             return self._scan_sequence(items, path, depth)
         clean = self._clean.get(depth, _NOTHING)
-        out = list(items)  # a copy, its items replaced where the walk changes them
+        out = items if self._own and type(items) is list else list(items)  # (or a copy)
         for i, item in enumerate(out):
             kind = type(item)
             if kind is dict:  # (the messages and tool calls of a trace)

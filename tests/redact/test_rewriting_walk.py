@@ -2,6 +2,8 @@
 
 - it copies each mapping and list and replaces only what changes: its values, hits, rewrites
   asked and key order are those of a walk that rebuilds every mapping key by key;
+- given the value to own (a streamed add's batch, parsed for the walk), it changes it where
+  it is instead of copying it, and the result is the same;
 - it tells whether the value held only what JSON holds, so a streamed add skips
   schema.is_plain's own walk over every batch: the answer never calls a value plain that is
   not (the compiled schema check would then answer for it), and calls every plain one plain
@@ -11,6 +13,7 @@
 from __future__ import annotations
 
 import collections
+import copy
 import enum
 import random
 from typing import Any
@@ -157,3 +160,37 @@ def test_a_dict_subclass_comes_out_a_dict_with_its_values_redacted() -> None:
     value = collections.OrderedDict(note="write to bob@example.org", n=1)
     got = _same_walk(value)
     assert type(got) is dict and got == {"note": "write to R-email-15", "n": 1}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_walk_owning_the_value_changes_it_in_place_to_what_the_copying_walk_gives(
+    seed: int,
+) -> None:
+    rng = random.Random(seed)
+    in_place = 0
+    for _ in range(300):
+        value = _value(rng)
+        if rng.random() < 0.3:
+            value = _planted_odd(rng, value)
+        before = copy.deepcopy(value)
+        copying = Walk(_rewrite, ["session_cookie"])
+        want = copying.value(value)
+        assert repr(value) == repr(before)  # the copying walk leaves its input as it was
+        owning = Walk(_rewrite, ["session_cookie"], own=True)
+        got = owning.value(value)
+        assert repr(got) == repr(want)  # key order too
+        assert [tuple(h) for h in owning.hits] == [tuple(h) for h in copying.hits]
+        assert owning._asked == copying._asked and owning.plain_input == copying.plain_input
+        if type(value) is list or (type(value) is dict and list(got) == list(before)):
+            assert got is value  # changed where it is, not copied (no key renamed)
+            in_place += repr(got) != repr(before)
+    assert in_place > 50  # values were changed in place, not only passed through
+
+
+def test_a_streamed_batch_is_redacted_in_place_and_a_whole_document_is_not() -> None:
+    batch = [{"seq": 1, "note": "write to bob@example.org", "items": [{"to": "bob@example.org"}]}]
+    (clean, replaced), plain = REDACTOR.told(batch, own=True)
+    assert clean is batch and plain and replaced == 2
+    assert "bob@example.org" not in repr(batch)
+    document = {"note": "write to bob@example.org"}
+    assert REDACTOR(document) != document == {"note": "write to bob@example.org"}
