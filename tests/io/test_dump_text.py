@@ -114,6 +114,9 @@ def test_the_quoting_rules_asked_at_once_answer_as_every_reader_resolves() -> No
     spellings = [*WORDS, *(v for v in EDGE if isinstance(v, str)), *trace.split()]
     spellings += ["0x1F", "0b101", "+1", "-.5", "1_000", "1:20", "2025-06-01 10:00", "<<", "="]
     spellings += ["Yes", "NO", "Off", "TRUE", "~", ".NaN", "-.Inf", "190:20:30.15", "0o7"]
+    rng = random.Random(27)  # and random strings of the characters the rules read
+    alphabet = "0123456789.:-+_~, eExXoObByYnNtTfF<=!&*"
+    spellings += ["".join(rng.choices(alphabet, k=rng.randint(1, 9))) for _ in range(20000)]
     for text in dict.fromkeys(spellings):
         truth = all(str(r.resolve(node, text, (True, False))) == STR for r, node in readers)
         assert yaml_quote._resolves_to_str(text) is truth, text
