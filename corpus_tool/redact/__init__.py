@@ -57,7 +57,9 @@ class Redactor:
     def told(self, value: Any, own: bool = False) -> tuple[RedactedValue, bool]:
         """The redacted value, and whether `value` held only what JSON holds (so the result
         does too: schema.is_plain's answer without its walk). `own`: the caller gives
-        `value` up, and its dicts and lists are changed in place (the result is `value`)."""
+        `value` up, and its dicts and lists are changed in place (the result is `value`);
+        only for a value as json parses it, no dict or list in two places (one met twice
+        would be walked again already redacted, and its hits counted once)."""
         return _redacted(value, self.key, self.drop_keys, self.allow, own)
 
 

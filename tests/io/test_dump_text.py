@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -120,6 +121,8 @@ def test_the_quoting_rules_asked_at_once_answer_as_every_reader_resolves() -> No
     for text in dict.fromkeys(spellings):
         truth = all(str(r.resolve(node, text, (True, False))) == STR for r, node in readers)
         assert yaml_quote._resolves_to_str(text) is truth, text
+    with pytest.raises(ValueError, match="cannot combine"):  # a group would be renumbered
+        yaml_quote._any_of([re.compile(r"(a)\1")])
 
 
 STR = "tag:yaml.org,2002:str"

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from corpus_tool.io import schema
-from corpus_tool.redact import RedactionKey, Redactor
+from corpus_tool.redact import RedactionKey, Redactor, pseudonym
 from corpus_tool.redact.scanner import Walk
 from tests.redact.test_scan_memo import _value
 
@@ -193,4 +193,7 @@ def test_a_streamed_batch_is_redacted_in_place_and_a_whole_document_is_not() -> 
     assert clean is batch and plain and replaced == 2
     assert "bob@example.org" not in repr(batch)
     document = {"note": "write to bob@example.org"}
-    assert REDACTOR(document) != document == {"note": "write to bob@example.org"}
+    redacted = REDACTOR(document).value
+    address = pseudonym("bob@example.org", "email", REDACTOR.key)  # the keyed pseudonym alone
+    assert redacted == {"note": f"write to {address}"} and address != "bob@example.org"
+    assert redacted is not document and document == {"note": "write to bob@example.org"}
