@@ -371,16 +371,36 @@ def _refused(event: dict[str, Any]) -> bool:
     return isinstance(status, int) and not isinstance(status, bool) and 400 <= status <= 599
 
 
+# Finish reasons that say nothing about an empty answer: a model that ended its turn normally
+# or to call tools, or a producer that did not know (Inspect's `unknown`). With no text at all
+# (`content` absent or null, not an empty string) and no tool call, the answer was lost on the
+# way: an importer reading the wrong field keeps the finish reason. Other reasons (`length`,
+# `content_filter`, `max_tokens`, `safety`, ...) say why an answer is empty.
+_EXPLAINS_NOTHING = frozenset(
+    {"stop", "end_turn", "stop_sequence", "tool_calls", "tool_use", "function_call",
+     "tool-calls", "completed", "unknown", "finish_reason_unspecified"}
+)  # fmt: skip
+
+
+def _explained(response: dict[str, Any]) -> bool:
+    """Whether a response without text or tool call records why: an empty string the model
+    gave, or a finish reason other than a normal stop (`length`, `content_filter`, ...)."""
+    reason = response.get("finish_reason")
+    if not reason:
+        return False
+    return isinstance(response.get("content"), str) or str(reason).lower() not in _EXPLAINS_NOTHING
+
+
 def _answers(events: list[dict[str, Any]]) -> Iterator[Problem]:
     """A model call answers something: text, a tool call, or at least a finish reason saying
-    the answer was empty. No answer at all is an importer that missed it (or a source that
+    why the answer was empty. No answer at all is an importer that missed it (or a source that
     did not hold it): replay would hand the agent an answer that never happened."""
     for i, event in enumerate(events):
         if event.get("type") != "model_call" or "messages" in (event.get("missing") or ()):
             continue
         response = event.get("response") or {}
         content = response.get("content")
-        if response.get("tool_calls") or response.get("finish_reason") or _refused(event):
+        if response.get("tool_calls") or _explained(response) or _refused(event):
             continue
         if content is None or (isinstance(content, str) and not content.strip()):
             yield Problem(

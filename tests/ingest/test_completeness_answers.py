@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.conftest import Cli
@@ -74,3 +75,25 @@ def test_model_call_whose_empty_answer_the_source_records_is_kept(
     incident.write_text(json.dumps(_incident({"content": "", "finishReason": "stop"})))
     result = cli("-C", corpus_dir, "add", incident, "--id", "empty")
     assert result.code == 0, result.err
+
+
+@pytest.mark.parametrize(
+    ("response", "kept"),
+    [
+        ({"content": None, "finishReason": "stop"}, False),  # a normal stop that said nothing
+        ({"content": None, "finishReason": "tool_calls"}, False),  # tools asked, none recorded
+        ({"finishReason": "end_turn"}, False),
+        ({"content": None, "finishReason": "unknown"}, False),
+        ({"content": None, "finishReason": "content_filter"}, True),  # why it is empty
+        ({"content": None, "finishReason": "length"}, True),
+        ({"content": "", "finishReason": "stop"}, True),  # the model's own empty text
+    ],
+)
+def test_a_finish_reason_counts_as_an_answer_only_where_it_explains_the_empty_one(
+    response: dict[str, Any], kept: bool, corpus_dir: Path, cli: Cli, tmp_path: Path
+) -> None:
+    incident = tmp_path / "finish.json"
+    incident.write_text(json.dumps(_incident(response)), encoding="utf-8")
+    result = cli("-C", corpus_dir, "add", incident, "--id", "finish")
+    assert result.code == (0 if kept else 2), result.err
+    assert ("model call at seq 1 holds no answer" in result.err) is not kept
