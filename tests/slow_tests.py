@@ -139,6 +139,8 @@ SLOW = frozenset(
         "tests/ingest/test_mcp.py::test_model_trace_paired_with_the_mcp_log_replays_strictly",
         "tests/ingest/test_mlflow.py::test_mlflow_tool_span_without_outputs_is_incomplete",
         "tests/ingest/test_mlflow.py::test_mlflow_trace_imports_its_model_calls_and_tools",
+        "tests/ingest/test_native_gateway_wire.py::test_each_case_holds_what_went_over_the_wire",
+        "tests/ingest/test_native_gateway_wire.py::test_the_unchanged_agent_replays_and_a_changed_parameter_fails",
         "tests/ingest/test_openhands_sdk.py::test_events_alone_are_kept_with_allow_incomplete",
         "tests/ingest/test_openhands_sdk.py::test_replay_notices_an_agent_that_skips_the_failed_read",
         "tests/ingest/test_samples.py::test_every_sample_imports_or_is_refused_for_a_reason",

@@ -183,3 +183,26 @@ def test_native_null_tools_is_refused_naming_the_incident_field(
     assert result.code == 2
     assert "events[0].tools" in result.err and "$." not in result.err, result.err
     assert str(incident) in result.err and result.err.count("\n") == 1
+
+
+def test_native_wire_shaped_assistant_calls_are_read_as_replay_reads_them_and_odd_ones_kept(
+    corpus_dir: Path, cli: Cli, tmp_path: Path
+) -> None:
+    wire = {"id": "c0", "type": "function", "function": {"name": "stock", "arguments": '{"a":1}'}}
+    not_json = {"id": "c1", "type": "function", "function": {"name": "stock", "arguments": "a=1"}}
+    custom = {"id": "c2", "type": "custom", "custom": {"name": "grep", "input": "x"}}
+    said = {"role": "assistant", "content": None, "refusal": None, "annotations": [],
+            "tool_calls": [wire, not_json, custom]}  # fmt: skip
+    refused = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
+    messages = [{"role": "user", "content": "stock of A1?"}, said, refused]
+    incident = tmp_path / "wire.json"
+    incident.write_text(json.dumps(_gateway(messages=messages)), encoding="utf-8")
+    assert cli("-C", corpus_dir, "add", incident, "--id", "wire").code == 0
+    kept = _trace(corpus_dir, "wire")["events"][0]["request"]["messages"]
+    assert kept[1] == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c0", "name": "stock", "arguments": {"a": 1}}, not_json, custom],
+    }
+    assert kept[2] == refused, "a refusal the model gave is no SDK null"
+    assert kept[0] == messages[0]

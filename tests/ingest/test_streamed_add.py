@@ -45,6 +45,7 @@ def _incident(rng: random.Random, n: int, trace_id: str = "t-stream") -> dict[st
     by some models), tool results and errors, retries, side effects, unknown keys."""
     events: list[dict[str, Any]] = []
     restart = rng.random() < 0.5  # call ids restart every turn (`call_0`)
+    wire = rng.random() < 0.5  # assistant messages as a gateway logs them off the wire
     history: list[dict[str, Any]] = [{"role": "user", "content": rng.choice(_TEXTS)}]
 
     def add(event: dict[str, Any]) -> None:
@@ -77,13 +78,13 @@ def _incident(rng: random.Random, n: int, trace_id: str = "t-stream") -> dict[st
         if rng.random() < 0.3:
             request["temperature"] = rng.choice([0, 0.0, 1.5])
         add(request)
-        history.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [{"id": call_id, "name": tool, "arguments": json.dumps(args)}],
-            }
-        )
+        asked: dict[str, Any] = {"id": call_id, "name": tool, "arguments": json.dumps(args)}
+        said: dict[str, Any] = {"role": "assistant", "content": None}
+        if wire:
+            function = {"name": tool, "arguments": json.dumps(args)}
+            asked = {"id": call_id, "type": "function", "function": function}
+            said.update(refusal=None, annotations=[])
+        history.append({**said, "tool_calls": [asked]})
         call: dict[str, Any] = {"type": "tool_call", "tool": tool, "callId": call_id, "input": args}
         if rng.random() < 0.15:
             add(
@@ -136,6 +137,8 @@ def _incident(rng: random.Random, n: int, trace_id: str = "t-stream") -> dict[st
         "input": {"userMessage": history[0]["content"], "context": {"tier": "gold"}},
         "region": "eu",
     }
+    if rng.random() < 0.3:  # no input: the first model call's user message is the case's
+        del tail["input"]
     final = {
         "seq": len(events) + 1,
         "type": "final",

@@ -19,7 +19,7 @@ from typing import Any
 
 from corpus_tool.errors import InputError
 from corpus_tool.ingest import SHAPE_ERRORS, shape_error
-from corpus_tool.ingest.body import models_of
+from corpus_tool.ingest.body import first_user_text, models_of
 from corpus_tool.ingest.call_ids import CallIds, unique_call_ids
 from corpus_tool.ingest.imported import Imported
 from corpus_tool.io.json_stream import NotStreamed, StreamedObject
@@ -119,14 +119,18 @@ def body_of(
     final: dict[str, Any] | None,
     path: Path,
     models: list[str] | None = None,
+    first_user: str | None = None,
 ) -> dict[str, Any]:
     """The trace body of a native incident's top-level keys (`events` left out or not) and
-    its events in trace form; `models`: the events' models when `events` holds none (a
-    streamed run: the events are written as they come)."""
+    its events in trace form; `models` and `first_user` (the first model call's first user
+    message): the events' when `events` holds none (a streamed run: the events are written
+    as they come)."""
     agent: dict[str, Any] = data["agent"] if isinstance(data.get("agent"), dict) else {}
+    if models is None:
+        models, first_user = models_of(events), first_user_text(events)
     body: dict[str, Any] = {
-        "recorded": _recorded(data, agent, models if models is not None else models_of(events)),
-        "input": _input(data.get("input"), path),
+        "recorded": _recorded(data, agent, models),
+        "input": _input(data.get("input"), path, first_user),
         "events": events,
         "terminal": _terminal(final),
     }
@@ -167,9 +171,11 @@ def _recorded(data: dict[str, Any], agent: dict[str, Any], models: list[str]) ->
     return recorded
 
 
-def _input(raw: Any, path: Path) -> dict[str, Any]:
+def _input(raw: Any, path: Path, first_user: str | None) -> dict[str, Any]:
+    """The case input: `input` as written; absent (a gateway logs requests, not the run's
+    input), the first user message the first model call was sent, as the other importers."""
     if raw is None:
-        return {"user_message": None, "context": {}, "conversation": []}
+        return {"user_message": first_user, "context": {}, "conversation": []}
     if not isinstance(raw, dict):
         raise InputError("`input` must be an object with userMessage, context, conversation", path)
     known = {"userMessage": "user_message", "context": "context", "conversation": "conversation"}
@@ -232,7 +238,7 @@ def _finish(out: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 def _model_call(event: dict[str, Any], where: str, path: Path) -> dict[str, Any]:
     out, extra = _split(event, {"model": "model", "usage": "usage"})
     out["type"] = "model_call"
-    request: dict[str, Any] = {"messages": extra.pop("messages", [])}
+    request: dict[str, Any] = {"messages": _messages(extra.pop("messages", []))}
     if "tools" in extra:
         request["tools"] = _tools(extra.pop("tools"), where, path)
     if "temperature" in extra:
@@ -245,6 +251,52 @@ def _model_call(event: dict[str, Any], where: str, path: Path) -> dict[str, Any]
     out["request"] = request
     out["response"] = response
     return _finish(_ordered(out, ("seq", "type", "node", "model", "request", "response")), extra)
+
+
+_SDK_NULLS = ("refusal", "annotations", "audio", "function_call")
+"""Fields the openai SDK fills in an assistant message it hands back (null or empty): what an
+agent that sends the SDK's message back puts on the wire, and replay's double drops."""
+
+
+def _messages(raw: Any) -> Any:
+    """The request messages, an assistant message logged off the wire (a gateway's log) in
+    the native shape, as replay's OpenAI double reads the agent's request: Chat Completions
+    tool calls `{id, type: function, function: {name, arguments: "<json>"}}` as
+    `{id, name, arguments}`, the arguments parsed (a streamed call's `index` and the like
+    dropped, as the double drops them from what the agent sends); the SDK's null and empty
+    fields dropped. A call whose arguments are not a JSON object stays as it came. Other
+    messages unchanged."""
+    if not isinstance(raw, list):
+        return raw
+    return [_wire_assistant(m) if isinstance(m, dict) and m.get("role") == "assistant" else m
+            for m in raw]  # fmt: skip
+
+
+def _wire_assistant(message: dict[str, Any]) -> dict[str, Any]:
+    calls = message.get("tool_calls")
+    calls = calls if isinstance(calls, list) else []
+    wire = any(isinstance(c, dict) and "function" in c for c in calls)
+    nulls = [k for k in _SDK_NULLS if k in message and not message[k]]
+    if not wire and not nulls:
+        return message
+    out = {k: v for k, v in message.items() if k not in nulls}
+    if wire:
+        out["tool_calls"] = [_wire_call(c) for c in calls]
+    return out
+
+
+def _wire_call(call: Any) -> Any:
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict) or call.get("type", "function") != "function":
+        return call
+    text = function.get("arguments")
+    try:
+        arguments = json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        return call
+    if not isinstance(arguments, dict) or not isinstance(function.get("name"), str):
+        return call
+    return {"id": call.get("id"), "name": function["name"], "arguments": arguments}
 
 
 _NOT_SENT = {"id", "requestId", "provider", "latencyMs", "cost", "costUsd", "metadata", "error"}
@@ -412,6 +464,7 @@ class NativeRun:
         self._stream = StreamedObject(path, "events", limit)
         self._ids = CallIds()
         self._models: set[str] = set()
+        self._first_user: str | None = None
         self._final: dict[str, Any] | None = None
         self._error: InputError | None = None
 
@@ -453,6 +506,8 @@ class NativeRun:
                 continue
             self._ids.rename(event)
             self._models.update(models_of([event]))
+            if self._first_user is None and event["type"] == "model_call":
+                self._first_user = first_user_text([event]) or ""
             yield event
 
     def run(self) -> Imported:
@@ -464,7 +519,8 @@ class NativeRun:
             check_mcp_servers(data.get("mcpServers", {}), self.path)
             if self._error is not None:
                 raise self._error
-            body = body_of(data, [], self._final, self.path, sorted(self._models))
+            first = self._first_user or None
+            body = body_of(data, [], self._final, self.path, sorted(self._models), first)
         except SHAPE_ERRORS as err:
             raise shape_error(IMPORTER.name, err, self.path) from None
         trace_id, session_id = data.get("traceId"), data.get("sessionId")
