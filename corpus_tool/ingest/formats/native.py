@@ -253,7 +253,7 @@ def _model_call(event: dict[str, Any], where: str, path: Path) -> dict[str, Any]
     return _finish(_ordered(out, ("seq", "type", "node", "model", "request", "response")), extra)
 
 
-_SDK_NULLS = ("refusal", "annotations", "audio", "function_call")
+_SDK_NULLS = frozenset({"refusal", "annotations", "audio", "function_call"})
 """Fields the openai SDK fills in an assistant message it hands back (null or empty): what an
 agent that sends the SDK's message back puts on the wire, and replay's double drops."""
 
@@ -265,18 +265,31 @@ def _messages(raw: Any) -> Any:
     `{id, name, arguments}`, the arguments parsed (a streamed call's `index` and the like
     dropped, as the double drops them from what the agent sends); the SDK's null and empty
     fields dropped. A call whose arguments are not a JSON object stays as it came. Other
-    messages unchanged."""
-    if not isinstance(raw, list):
+    messages unchanged (and the list itself, when none changed: this runs on every event)."""
+    if type(raw) is not list:
         return raw
-    return [_wire_assistant(m) if isinstance(m, dict) and m.get("role") == "assistant" else m
-            for m in raw]  # fmt: skip
+    out = None
+    for i, message in enumerate(raw):
+        if type(message) is dict and message.get("role") == "assistant":
+            read = _wire_assistant(message)
+            if read is not message:
+                out = out or list(raw)
+                out[i] = read
+    return raw if out is None else out
 
 
 def _wire_assistant(message: dict[str, Any]) -> dict[str, Any]:
     calls = message.get("tool_calls")
-    calls = calls if isinstance(calls, list) else []
-    wire = any(isinstance(c, dict) and "function" in c for c in calls)
-    nulls = [k for k in _SDK_NULLS if k in message and not message[k]]
+    if type(calls) is not list:
+        calls = []
+    wire = False
+    for call in calls:
+        if type(call) is dict and "function" in call:
+            wire = True
+            break
+    nulls = _SDK_NULLS.intersection(message)
+    if nulls:
+        nulls = frozenset(k for k in nulls if not message[k])
     if not wire and not nulls:
         return message
     out = {k: v for k, v in message.items() if k not in nulls}
