@@ -26,9 +26,11 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
+
+from tests.replay.sdk_upstream import serving
 
 MODEL = "gpt-4o-mini-2024-07-18"
 SESSION = "X-Session-Id"
@@ -113,25 +115,11 @@ class _Gateway(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
-@contextmanager
 def gateway(log: Path) -> Iterator[str]:
     """The provider behind the logging gateway, for the block: the gateway's base URL (`/v1`)."""
-    with _serving(_Provider) as provider:
+    with serving(_Provider) as provider:
         _Gateway.upstream, _Gateway.log = provider, log
-        with _serving(_Gateway) as base:
+        with serving(_Gateway) as base:
             yield base + "/v1"
 
 

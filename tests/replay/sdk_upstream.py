@@ -355,7 +355,14 @@ def _responses_events(
 def upstream() -> Iterator[str]:
     """The provider on a loopback port for the block: its base URL (no `/v1`)."""
     _Upstream.bodies = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
+    with serving(_Upstream) as base:
+        yield base
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """`handler` served on a loopback port for the block: its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
