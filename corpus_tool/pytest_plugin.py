@@ -19,7 +19,15 @@ import pytest
 
 from corpus_tool.errors import CorpusError
 from corpus_tool.io import escapes
-from corpus_tool.store.corpus import CONFIG_NAME, Corpus, find_root, locate, open_corpus
+from corpus_tool.store.corpus import (
+    CASES,
+    CONFIG_NAME,
+    WAIVERS,
+    Corpus,
+    find_root,
+    locate,
+    open_corpus,
+)
 
 if TYPE_CHECKING:
     from corpus_tool.replay.cases import CaseResult, LoadedCase
@@ -260,6 +268,17 @@ class Replays:
         for result in self._run:
             self._ready[result.case] = result
         self._run, self._coming = None, set()
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The corpus's cases and waivers directories are not walked: corpus.yaml's collector
+    makes the items, and walking them (a directory node per case, hooks asked for each file)
+    cost pytest more per case than replaying it."""
+    root = config.stash.get(CORPUS_ROOT, None)
+    if root is not None and collection_path.parent == root:
+        if collection_path.name in (CASES, WAIVERS) and collection_path.is_dir():
+            return True
+    return None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

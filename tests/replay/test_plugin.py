@@ -217,3 +217,25 @@ def test_a_warm_plugin_run_parses_no_case_file_and_gives_the_same_verdicts(
     assert summary == [line for line in warm.stdout.splitlines() if line.startswith("XFAIL")]
     assert len(parsed[0]) == len(case_files), parsed  # the log sees the cold run's parses
     assert parsed[1] == set()
+
+
+def test_plugin_walks_neither_the_cases_nor_the_waivers_directory(tmp_path: Path) -> None:
+    """corpus.yaml's collector makes the case items: a Python file inside cases/ or waivers/
+    is never imported or collected (a conftest.py there would run code), while a test beside
+    them in the corpus directory still is."""
+    from tests.replay.conftest import copy_corpus
+
+    corpus = copy_corpus(tmp_path)
+    ran = tmp_path / "planted-conftest-ran"
+    for where in (corpus / "cases" / "refund-success", corpus / "waivers"):
+        (where / "conftest.py").write_text(
+            f"open({str(ran)!r}, 'a').write({str(where)!r} + '\\n')\n", "utf-8"
+        )
+        (where / "test_planted.py").write_text("def test_planted():\n    assert False\n", "utf-8")
+    (corpus / "test_beside.py").write_text("def test_beside():\n    assert True\n", "utf-8")
+    done = pytest_run("--corpus", str(corpus), str(corpus), "-q", "-rA", cwd=tmp_path, wide=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "5 passed, 2 xfailed" in done.stdout, done.stdout
+    assert "test_beside.py::test_beside" in done.stdout
+    assert "test_planted" not in done.stdout
+    assert not ran.exists(), ran.read_text("utf-8")
