@@ -33,9 +33,10 @@ GradeRun = Callable[[Expect, Trajectory, Config], Sequence[CheckResult]]
 -> check results (`corpus_tool.grade.grade_checks`); replay itself knows nothing of graders."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CaseResult:
-    """The verdict on one case, with everything a reader needs to see why."""
+    """The verdict on one case, with everything a reader needs to see why (slotted: a run
+    keeps one per case to its end)."""
 
     case: str
     verdict: Verdict

@@ -76,7 +76,10 @@ class FindingsCache:
         self._values = values if values is not None else []
         self._decoded: dict[int, Entry | None] = {}  # position -> entry, decoded once
         self._positions: dict[str, int] | None = None  # a value's JSON -> its position (put)
-        self._used: set[str] = set()
+        # the hashes of the keys this run asked for (for the pruning rule), not the keys: a
+        # key is a new string of 64 hex digits a case, kept to the end of the run otherwise;
+        # an unused entry whose hash equals a used one's is only kept a while longer
+        self._used: set[int] = set()
         self.hits = 0
         self.added = 0
 
@@ -93,7 +96,7 @@ class FindingsCache:
 
     def get(self, key: str) -> Entry | None:
         """The entry under `key`, if there is one of the right shape."""
-        self._used.add(key)
+        self._used.add(hash(key))
         entry = self._entry(self._entries.get(key))
         self.hits += entry is not None
         return entry
@@ -107,7 +110,7 @@ class FindingsCache:
 
     def put(self, key: str, entry: Entry) -> None:
         """Remember an entry (written by save())."""
-        self._used.add(key)
+        self._used.add(hash(key))
         value = _encode(entry)
         if self._positions is None:
             self._positions = {_json(v): n for n, v in enumerate(self._values)}
@@ -124,8 +127,9 @@ class FindingsCache:
             return
         most = max(len(self._used), self._most_used)
         if len(self._entries) > 2 * most + SPARE_ENTRIES:
-            dropped = [k for k in self._entries if k not in self._used]
-            self._entries = {k: v for k, v in self._entries.items() if k in self._used}
+            used = self._used
+            dropped = [k for k in self._entries if hash(k) not in used]
+            self._entries = {k: v for k, v in self._entries.items() if hash(k) in used}
             self.documents.remove(dropped)
         entries, values = self._compacted()
         body = {"entries": entries, "values": values, "most_used": most}
