@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus_tool.errors import CorpusError
-from corpus_tool.io import files, migrations
+from corpus_tool.io import files, migrations, schema
 from corpus_tool.model.findings import Finding
 from corpus_tool.validate.documents import DocumentCache
 from corpus_tool.version import __version__
@@ -185,18 +185,22 @@ def context_key(config: bytes, guard: str) -> str:
 
 @functools.cache
 def tool_fingerprint() -> str:
-    """This corpus-tool: its version, the size and time of each of its files (an edited
-    checkout is another tool), and the same of the libraries findings quote (found, not
+    """This corpus-tool: its version, the size and time of each of its files and schemas (an
+    edited checkout is another tool), and the same of the libraries findings quote (found, not
     imported: importing jsonschema costs more than a warm run)."""
     package = Path(__file__).resolve().parents[1]  # corpus_tool/
     seen = [__version__]
-    for root, dirs, names in os.walk(package):
-        dirs.sort()
-        for name in sorted(names):
-            if name.endswith((".py", ".json")):
-                info = os.stat(os.path.join(root, name))
-                seen.append(f"{os.path.relpath(root, package)}/{name}:{info.st_size}:")
-                seen[-1] += str(info.st_mtime_ns)
+    # the schemas too where they are not inside it (a source checkout keeps them at its top)
+    schemas = schema.schema_dir()
+    places = [package] if schemas.is_relative_to(package) else [package, schemas]
+    for place in places:
+        for root, dirs, names in os.walk(place):
+            dirs.sort()
+            for name in sorted(names):
+                if name.endswith((".py", ".json")):
+                    info = os.stat(os.path.join(root, name))
+                    seen.append(f"{os.path.relpath(root, package)}/{name}:{info.st_size}:")
+                    seen[-1] += str(info.st_mtime_ns)
     seen.extend(_library(name) for name in LIBRARIES)
     return _digest("\n".join(seen))
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus_tool.io import files
+from corpus_tool.io import files, schema
 from corpus_tool.validate import cache as findings_cache
 from corpus_tool.validate.documents import DIRECTORY as DOCUMENTS
 from tests import processes
@@ -146,6 +146,27 @@ def test_another_tool_version_never_reads_this_ones_entries(
     finally:
         findings_cache.tool_fingerprint.cache_clear()
     assert code == 1 and ("cases/refund-success/trace.yaml", "redaction.email") in rules(report)
+
+
+def test_an_edited_schema_of_a_source_checkout_is_another_tool(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A checkout keeps its schemas at its top, outside the package: a schema edited there
+    changes what validation finds, so it must change the tool's fingerprint too."""
+    copy = tmp_path / "schemas"
+    shutil.copytree(schema.schema_dir(), copy)
+    monkeypatch.setattr(schema, "schema_dir", lambda: copy)
+    findings_cache.tool_fingerprint.cache_clear()
+    try:
+        before = findings_cache.tool_fingerprint()
+        findings_cache.tool_fingerprint.cache_clear()
+        assert findings_cache.tool_fingerprint() == before
+        trace = copy / "trace.schema.json"
+        trace.write_text(trace.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        findings_cache.tool_fingerprint.cache_clear()
+        assert findings_cache.tool_fingerprint() != before
+    finally:
+        findings_cache.tool_fingerprint.cache_clear()
 
 
 def _poison(path: Path) -> None:
