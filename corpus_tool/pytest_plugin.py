@@ -177,7 +177,7 @@ def _load(run: ValidationRun, case_id: str) -> LoadedCase:
     from corpus_tool.replay.cases import load_case
 
     checked = run.case(case_id, documents_wanted=True)
-    return load_case(run.corpus, case_id, checked.valid, checked.documents)
+    return load_case(run.corpus, case_id, checked.valid, checked.documents, checked.trace_key)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

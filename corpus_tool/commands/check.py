@@ -112,7 +112,9 @@ class Validating:
         checked = self._run.case(case_id, documents_wanted=True)
         self._found.extend(checked.findings)
         self._left.pop(case_id, None)
-        return load_case(self._run.corpus, case_id, checked.valid, checked.documents)
+        return load_case(
+            self._run.corpus, case_id, checked.valid, checked.documents, checked.trace_key
+        )
 
     def findings(self) -> list[Finding] | None:
         """Every finding, sorted, once every case was validated; None before."""

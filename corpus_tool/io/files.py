@@ -101,6 +101,14 @@ def read_plain(path: str | Path, limit: int, private: bool = False) -> bytes | N
     else (a link, a FIFO, which never blocks, a device, a file too big, growing or shrinking,
     an error). `private`: also None unless this user owns it and nobody else may write it (a
     cache entry only this user could have written)."""
+    read = read_plain_stat(path, limit, private)
+    return None if read is None else read[0]
+
+
+def read_plain_stat(
+    path: str | Path, limit: int, private: bool = False
+) -> tuple[bytes, os.stat_result] | None:
+    """`read_plain`, with the file's `fstat` taken before the read."""
     try:
         fd = os.open(path, _PLAIN_OPEN)
     except OSError:
@@ -116,7 +124,7 @@ def read_plain(path: str | Path, limit: int, private: bool = False) -> bytes | N
         # One read: a regular file gives what it has up to the count asked, so exactly its
         # size means the whole file; more (it grew) or less (it shrank) is no plain answer.
         data = os.read(fd, info.st_size + 1)
-        return data if len(data) == info.st_size else None
+        return (data, info) if len(data) == info.st_size else None
     except OSError:
         return None
     finally:

@@ -119,19 +119,24 @@ def load_case(
     case_id: str,
     valid: Mapping[str, bytes] | None = None,
     parsed: Mapping[str, Any] | None = None,
+    trace_key: str | None = None,
 ) -> LoadedCase:
     """Read trace.yaml and expected.yaml; a bad file is an InputError naming it.
 
     `valid` holds the bytes of files (by kind: `trace`, `expected`) validation found
     schema-valid in this run, `parsed` those it parsed: neither is read or checked again, and
-    each file is parsed once.
+    each file is parsed once; `trace_key`: the SHA-256 of trace.yaml's bytes, where validation
+    knows it (a trace parsed or kept need not be read for it then).
     """
     known = dict(valid or {})
     docs: dict[str, Any] = dict(parsed or {})
+    if "trace" not in known and (trace_key is None or "trace" not in docs):
+        trace_key = None  # read now: its key is these bytes'
+        known["trace"] = files.read_bytes(
+            corpus.case_dir(case_id) / "trace.yaml", within=corpus.root
+        )
     for kind in ("trace", "expected"):
         path = corpus.case_dir(case_id) / f"{kind}.yaml"
-        if kind == "trace" and kind not in known:  # its bytes are the trace key
-            known[kind] = files.read_bytes(path, within=corpus.root)
         if kind in docs:
             continue
         if kind in known and kind in (valid or {}):
@@ -139,7 +144,8 @@ def load_case(
             continue
         docs[kind] = read_checked(corpus, case_id, kind, known.get(kind))
     expected = Expected.from_doc(docs["expected"])
-    return LoadedCase(case_id, expected, docs["trace"], trace_key_of(known["trace"]))
+    key = trace_key if trace_key is not None else trace_key_of(known["trace"])
+    return LoadedCase(case_id, expected, docs["trace"], key)
 
 
 def read_checked(corpus: Corpus, case_id: str, kind: str, raw: bytes | None = None) -> Any:

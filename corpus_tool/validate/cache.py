@@ -29,6 +29,7 @@ from typing import Any
 from corpus_tool.errors import CorpusError
 from corpus_tool.io import files, migrations, schema
 from corpus_tool.model.findings import Finding
+from corpus_tool.validate import stats
 from corpus_tool.validate.documents import DocumentCache
 from corpus_tool.version import __version__
 
@@ -80,6 +81,7 @@ class FindingsCache:
         # key is a new string of 64 hex digits a case, kept to the end of the run otherwise;
         # an unused entry whose hash equals a used one's is only kept a while longer
         self._used: set[int] = set()
+        self._tables: dict[Path, stats.FileStats] = {}
         self.hits = 0
         self.added = 0
 
@@ -94,11 +96,11 @@ class FindingsCache:
         most = most if isinstance(most, int) and not isinstance(most, bool) else 0
         return cls(path, body["entries"], max(most, 0), body["values"])
 
-    def get(self, key: str) -> Entry | None:
-        """The entry under `key`, if there is one of the right shape."""
+    def get(self, key: str, count: bool = True) -> Entry | None:
+        """The entry under `key`, if there is one of the right shape (`count`: a hit counts)."""
         self._used.add(hash(key))
         entry = self._entry(self._entries.get(key))
-        self.hits += entry is not None
+        self.hits += count and entry is not None
         return entry
 
     def _entry(self, position: Any) -> Entry | None:
@@ -120,9 +122,22 @@ class FindingsCache:
         self._entries[key] = position
         self.added += 1
 
+    def file_stats(self, root: Path) -> stats.FileStats:
+        """The file-stats table of the corpus at `root` (kept beside this cache)."""
+        if root not in self._tables:
+            self._tables[root] = stats.FileStats.load(self._directory, root)
+        return self._tables[root]
+
+    @property
+    def _directory(self) -> Path | None:
+        return self.path.parent if self.path is not None else None
+
     def save(self) -> None:
         """Write the file back when this run added anything (removing what saves killed
-        midway left); a failure, or another run saving at the same time, is not an error."""
+        midway left), and each file-stats table this run changed; a failure, or another run
+        saving at the same time, is not an error."""
+        for table in self._tables.values():
+            table.save()
         if self.path is None or not (self.added or files.cache_leftovers(self.path)):
             return
         most = max(len(self._used), self._most_used)
@@ -157,13 +172,14 @@ def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def case_key(context: str, case_id: str, contents: Iterable[bytes]) -> str:
-    """The key of a case's entry: the run's context, the case id, its files' bytes."""
-    digest = hashlib.sha256(f"{context}\0{case_id}".encode())
-    for content in contents:
-        digest.update(b"\0%d\0" % len(content))
-        digest.update(content)
-    return digest.hexdigest()
+def case_key(context: str, case_id: str, digests: Iterable[bytes]) -> str:
+    """The key of a case's entry: the run's context, the case id, the SHA-256 of each of its
+    files' bytes (`stats.digest`, which the file-stats table keeps: a file it vouches for is
+    not read again)."""
+    key = hashlib.sha256(f"{context}\0{case_id}".encode())
+    for file_digest in digests:
+        key.update(file_digest)
+    return key.hexdigest()
 
 
 def read_key(case_id: str, kind: str, raw: bytes) -> str:
@@ -171,7 +187,7 @@ def read_key(case_id: str, kind: str, raw: bytes) -> str:
     run (`corpus regrade`): what that answer depends on, the tool (its schemas), the input
     limit, the case, the kind and the bytes; never a findings key (no "read" in those)."""
     parts = json.dumps(["read", FORMAT, tool_fingerprint(), files.input_limit(), kind])
-    return case_key(_digest(parts), case_id, [raw])
+    return case_key(_digest(parts), case_id, [stats.digest(raw)])
 
 
 def context_key(config: bytes, guard: str) -> str:

@@ -87,7 +87,7 @@ class DocumentCache:
         if not self._writable:
             return
         try:
-            _write(self._path(key), _header(key, body) + body)
+            write_private(self._path(key), _header(key, body) + body)
             self.written += 1
         except OSError:  # a read-only .git, a full disk: the next run parses again
             self._writable = False
@@ -110,8 +110,8 @@ def _header(key: str, body: bytes) -> bytes:
     return b"%s %d %d %s %s\n" % (MAGIC, FORMAT, marshal.version, key.encode(), digest.encode())
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Write atomically, readable and writable by this user only."""
+def write_private(path: Path, data: bytes) -> None:
+    """Write atomically, readable and writable by this user only (in 0700 directories)."""
     path.parent.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     path.parent.mkdir(mode=0o700, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -23,7 +23,7 @@ from corpus_tool.model.findings import Finding
 from corpus_tool.redact.guard import open_guard
 from corpus_tool.store import erasure, recovery
 from corpus_tool.store.corpus import Corpus
-from corpus_tool.validate import rules
+from corpus_tool.validate import rules, stats
 from corpus_tool.validate.cache import Entry, FindingsCache, cache_dir, case_key, context_key
 
 KINDS = ("trace", "expected")
@@ -32,11 +32,15 @@ KINDS = ("trace", "expected")
 @dataclass(frozen=True)
 class CheckedCase:
     """A case as validation left it: its findings, the bytes of its files that fit their schema
-    and, where this run parsed them, their documents (by kind: `trace`, `expected`)."""
+    and, where this run parsed them or the document cache held them, their documents (by kind:
+    `trace`, `expected`). A case found unchanged by its files' stat data was not read: its
+    documents (when asked for) are all of its valid files', and `valid` is empty."""
 
     findings: list[Finding]
     valid: dict[str, bytes] = field(default_factory=dict)
     documents: dict[str, Any] = field(default_factory=dict)
+    trace_key: str | None = None
+    """The SHA-256 of trace.yaml's bytes, where this run knows it (read or vouched for)."""
 
 
 class ValidationRun:
@@ -71,6 +75,10 @@ class ValidationRun:
         self.problems = self._shown(self.guard.problems)
         self._cache = cache
         self._files = _CaseReader(corpus)
+        # the stat data of the files last hashed: only for the corpus itself (--staged
+        # validates a scratch copy, written anew every run)
+        own = key_root is None or key_root == root
+        self._stats = cache.file_stats(root) if cache is not None and own else None
         # the key's parts are taken now; the key itself (which fingerprints the tool: a stat
         # of each of its files) only when a cache asks for it
         self._context_of = (_bytes_or_empty(corpus.config_path), self.guard.context())
@@ -94,10 +102,20 @@ class ValidationRun:
     def case(self, case_id: str, documents_wanted: bool = False) -> CheckedCase:
         """The findings of a case, and what of it is sound; `documents_wanted`: its parsed
         documents too, from the document cache when the findings were cached (replay)."""
-        raws = self._files.read(case_id)
-        if raws is None or self._cache is None or case_id in self._forgetting:  # never cached
-            return self._fresh(case_id, raws)
-        key = case_key(self._context, case_id, [raws[k] for k in KINDS])
+        if self._cache is None or case_id in self._forgetting:  # never cached
+            return self._fresh(case_id, self._files.read(case_id))
+        trusted = self._trusted(case_id, documents_wanted)
+        if trusted is not None:
+            return trusted
+        read = self._files.read_stat(case_id)
+        if read is None:
+            return self._fresh(case_id, None)
+        raws, infos = read
+        digests = {kind: stats.digest(raws[kind]) for kind in KINDS}
+        if infos is not None and self._stats is not None:
+            self._stats.record(case_id, infos, digests)
+        key = case_key(self._context, case_id, [digests[k] for k in KINDS])
+        trace_key = digests["trace"].hex()
         entry = self._cache.get(key)
         if entry is None:
             allowed = self.guard.allowed
@@ -107,12 +125,34 @@ class ValidationRun:
             if self.guard.allowed == allowed:
                 self._cache.put(key, entry)
                 self._cache.documents.put(key, checked.documents)
-            return checked
+            return replace(checked, trace_key=trace_key)
         if entry.key_id is not None:
             self.guard.recorded(entry.key_id, case_id)
         valid = {kind: raws[kind] for kind in entry.valid}
         documents = self._documents(key, case_id, valid) if documents_wanted else {}
-        return CheckedCase(self._shown(entry.findings), valid, documents)
+        return CheckedCase(self._shown(entry.findings), valid, documents, trace_key)
+
+    def _trusted(self, case_id: str, documents_wanted: bool) -> CheckedCase | None:
+        """The case from the caches alone, unread, when the file-stats table vouches for both
+        its files and the caches hold all that is asked for; None: read it."""
+        assert self._cache is not None
+        digests = self._stats.trusted(case_id) if self._stats is not None else None
+        if digests is None:
+            return None
+        key = case_key(self._context, case_id, [digests[k] for k in KINDS])
+        entry = self._cache.get(key, count=False)
+        if entry is None:
+            return None
+        documents: dict[str, Any] = {}
+        if documents_wanted and entry.valid:
+            kept = self._cache.documents.get(key)
+            if kept is None or set(kept) != set(entry.valid):
+                return None
+            documents = kept
+        self._cache.hits += 1
+        if entry.key_id is not None:
+            self.guard.recorded(entry.key_id, case_id)
+        return CheckedCase(self._shown(entry.findings), {}, documents, digests["trace"].hex())
 
     @functools.cached_property
     def _context(self) -> str:
@@ -206,19 +246,31 @@ class _CaseReader:
         self._plain = files.NOFOLLOW != 0 and not corpus.cases_dir.is_symlink()
 
     def read(self, case_id: str) -> dict[str, bytes] | None:
+        read = self.read_stat(case_id)
+        return None if read is None else read[0]
+
+    def read_stat(
+        self, case_id: str
+    ) -> tuple[dict[str, bytes], dict[str, os.stat_result] | None] | None:
+        """`read`, with each file's stat data where both were read plainly (else None)."""
         folder = f"{self._cases}{os.sep}{case_id}"
         plain = self._plain and not os.path.islink(folder)
         raws = {}
+        infos: dict[str, os.stat_result] | None = {}
         for kind in KINDS:
             path = f"{folder}{os.sep}{kind}.yaml"
-            raw = files.read_plain(path, self._limit) if plain else None
-            if raw is None:
-                try:
-                    raw = files.read_bytes(Path(path), within=self._corpus.root)
-                except InputError:
-                    return None
-            raws[kind] = raw
-        return raws
+            read = files.read_plain_stat(path, self._limit) if plain else None
+            if read is not None:
+                raws[kind] = read[0]
+                if infos is not None:
+                    infos[kind] = read[1]
+                continue
+            infos = None
+            try:
+                raws[kind] = files.read_bytes(Path(path), within=self._corpus.root)
+            except InputError:
+                return None
+        return raws, infos
 
 
 def _bytes_or_empty(path: Path) -> bytes:

@@ -18,6 +18,7 @@ import pytest
 
 from corpus_tool.io import files, schema
 from corpus_tool.validate import cache as findings_cache
+from corpus_tool.validate import stats
 from corpus_tool.validate.documents import DIRECTORY as DOCUMENTS
 from tests import processes
 from tests.conftest import EXAMPLES, TEST_KEY, Cli
@@ -229,7 +230,7 @@ def test_what_a_killed_save_left_is_removed_by_the_next_run(
     left.write_text("half a cache", encoding="utf-8")
     warm = cli("-C", corpus, "validate", "--format", "json")  # nothing new to save: tidies
     assert (warm.code, warm.out) == (cold.code, cold.out)
-    assert sorted(p.name for p in cache_dir.iterdir()) == [DOCUMENTS, name]
+    assert sorted(p.name for p in cache_dir.iterdir()) == [DOCUMENTS, stats.DIRECTORY, name]
     assert files.read_checksummed(cache_dir / name, findings_cache.FORMAT) is not None
 
 
