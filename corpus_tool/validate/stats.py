@@ -152,8 +152,33 @@ class FileStats:
             return
         body = marshal.dumps(self._loaded)
         with contextlib.suppress(OSError):
+            _tidy(self.path)
             write_private(self.path, _header(self._root, body) + body)
         self._dirty = False
+
+
+def _tidy(path: Path) -> None:
+    """Remove what saves of this table killed before their rename left (`.NAME.PID.tmp`, a
+    table's size each), except a live process's: it may be saving now."""
+    prefix = f".{path.name}."
+    for name in os.listdir(path.parent) if path.parent.is_dir() else []:
+        pid = name[len(prefix) : -len(".tmp")]
+        if name.startswith(prefix) and name.endswith(".tmp") and pid.isdigit():
+            if not _alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    os.unlink(path.parent / name)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid() or os.name != "posix":  # elsewhere signal 0 is no mere question
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # another user's, or cannot tell: leave it
+    return True
 
 
 def _header(root: str, body: bytes | memoryview) -> bytes:

@@ -15,6 +15,8 @@ import marshal
 import os
 import shutil
 import stat
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -295,3 +297,24 @@ def test_a_file_changed_within_the_racy_margin_is_never_entered(
     paths["trace"].write_bytes(b"trace: 2\n")  # the same size, changed now
     assert entered() is None
     assert stats.FileStats.load(where, root).trusted("c1") is None  # the old entry is gone
+
+
+def test_what_a_killed_save_left_is_removed_by_the_next_save_and_a_live_ones_kept(
+    cli: Cli, corpus: Path, cache_dir: Path
+) -> None:
+    primed(cli, corpus, "validate")
+    path = table(cache_dir)
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    killed = path.with_name(f".{path.name}.{int(ended.stdout)}.tmp")  # its process is gone
+    live = path.with_name(f".{path.name}.{os.getppid()}.tmp")  # as if saving now
+    for left in (killed, live):
+        left.write_bytes(b"half a table")
+    trace = corpus / "cases" / PASSING / "trace.yaml"
+    trace.write_bytes(trace.read_bytes() + b"# reviewed\n")  # a change: the table is saved
+    run(cli, corpus, "validate")
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted([path.name, live.name])
