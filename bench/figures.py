@@ -16,7 +16,17 @@ from bench import corpus as gen
 from bench import gate_bench
 from bench.live_bench import per_call_ms
 from bench.long_incident import write_long_incident
-from bench.measure import ROOT, Sample, corpus_cli, interleaved, median, peak_mb, run, spread
+from bench.measure import (
+    ROOT,
+    Sample,
+    corpus_cli,
+    interleaved,
+    median,
+    peak_mb,
+    probed,
+    run,
+    spread,
+)
 
 KEY = "bench-key-0123456789abcdef0123456789abcdef"
 
@@ -183,8 +193,8 @@ def scale(bench: Bench) -> list[Row]:
     cache, env = _cache(bench, f"scale-{bench.huge}")
     whole = corpus_cli("-C", str(corpus), "validate")
     shutil.rmtree(cache, ignore_errors=True)
-    cold = [run(whole, corpus, env, (0, 1))]  # once: minutes at 100,000 cases
-    warm = [run(whole, corpus, env, (0, 1)) for _ in range(bench.repeat)]
+    cold = [probed(whole, corpus, env, (0, 1))]  # once: minutes at 100,000 cases
+    warm = [probed(whole, corpus, env, (0, 1)) for _ in range(bench.repeat)]
     changed = corpus / "cases" / "case-00042" / "trace.yaml"
     if not changed.is_file():
         changed = sorted(corpus.glob("cases/*/trace.yaml"))[0]
@@ -196,12 +206,12 @@ def scale(bench: Bench) -> list[Row]:
 
     def one_file() -> Sample:
         edited()
-        return run(corpus_cli("validate", rel), corpus, env, (0, 1))
+        return probed(corpus_cli("validate", rel), corpus, env, (0, 1))
 
     def staged() -> Sample:
         edited()
         gen.git(repo, "add", str(changed.relative_to(repo)))
-        return run(corpus_cli("validate", "--staged"), corpus, env, (0, 1))
+        return probed(corpus_cli("validate", "--staged"), corpus, env, (0, 1))
 
     try:
         samples = interleaved(bench.repeat, {"file": one_file, "staged": staged})
@@ -249,8 +259,8 @@ def scale(bench: Bench) -> list[Row]:
     rows += checked.rows
     tenth = bench.small_corpus(max(1, bench.huge // 10))
     _, tenth_env = _cache(bench, f"scale-{bench.huge // 10}")
-    tenth_warm = [run(corpus_cli("-C", str(tenth), "validate"), tenth, tenth_env, (0, 1))]
-    tenth_warm += [run(corpus_cli("-C", str(tenth), "validate"), tenth, tenth_env, (0, 1))]
+    tenth_warm = [probed(corpus_cli("-C", str(tenth), "validate"), tenth, tenth_env, (0, 1))]
+    tenth_warm += [probed(corpus_cli("-C", str(tenth), "validate"), tenth, tenth_env, (0, 1))]
     peaks = {
         "validate cold": (cold, None),
         "validate warm": (warm, tenth_warm[-1:]),
@@ -303,11 +313,11 @@ def _one_case_changed(
         changed.write_bytes(original + b"# one case changed\n")
         gen.git(repo, "commit", "-q", "-am", "one case changed")
         command = corpus_cli("affected", "--base", "main")
-        run(command, corpus, env)  # fills the facts cache
-        warm = [run(command, corpus, env) for _ in range(bench.repeat)]
+        probed(command, corpus, env)  # fills the facts cache
+        warm = [probed(command, corpus, env) for _ in range(bench.repeat)]
         gate = corpus_cli("gate", "--base", "main")
-        run(gate, corpus, env, (0, 1))  # fills the document cache
-        gated = [run(gate, corpus, env, (0, 1)) for _ in range(bench.repeat)]
+        probed(gate, corpus, env, (0, 1))  # fills the document cache
+        gated = [probed(gate, corpus, env, (0, 1)) for _ in range(bench.repeat)]
     finally:
         gen.git(repo, "checkout", "-q", "-f", "main")
         changed.write_bytes(original)
@@ -356,7 +366,7 @@ def _check_at_scale(bench: Bench) -> AtScale:
         cache, env = _cache(bench, f"check-scale-{n}")
         shutil.rmtree(cache, ignore_errors=True)
         argv = corpus_cli("-C", str(corpus), "check")
-        runs[n] = [run(argv, corpus.parent, env, (0, 1)) for _ in range(2)]
+        runs[n] = [probed(argv, corpus.parent, env, (0, 1)) for _ in range(2)]
     cold, warm = runs[bench.huge]
     what = f"{bench.huge:,} cases"
     rows = [

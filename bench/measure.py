@@ -53,14 +53,23 @@ def run(
     return Sample(wall, cpu, usage.ru_maxrss / 1024, process.returncode, out)
 
 
+def probed(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None, ok: Sequence[int] = (0,)
+) -> Sample:
+    """`run`, the command started by a small launcher (bench/peak.py) that measures it: its
+    wall and CPU, and its peak resident memory without the bench's own (which `run`'s child
+    inherits)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".peak") as probe:
+        done = run([sys.executable, str(ROOT / "bench/peak.py"), probe.name, *argv], cwd, env, ok)
+        peak_kib, cpu, wall = probe.read().split()
+    return Sample(float(wall), float(cpu), int(peak_kib) / 1024, done.code, done.out)
+
+
 def peak_mb(
     argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None, ok: Sequence[int] = (0,)
 ) -> float:
-    """Peak resident memory of one process, in MB, measured by a small launcher (bench/peak.py)
-    so that the bench's own memory does not count."""
-    with tempfile.NamedTemporaryFile("r", suffix=".peak") as probe:
-        run([sys.executable, str(ROOT / "bench/peak.py"), probe.name, *argv], cwd, env, ok)
-        return int(probe.read() or 0) / 1024
+    """Peak resident memory of one process, in MB, without the bench's own (`probed`)."""
+    return probed(argv, cwd, env, ok).rss_mb
 
 
 def corpus_cli(*args: str) -> list[str]:
@@ -71,8 +80,8 @@ def corpus_cli(*args: str) -> list[str]:
 def interleaved(repeat: int, steps: Mapping[str, Callable[[], Sample]]) -> dict[str, list[Sample]]:
     """Each step once per round, in order, `repeat` rounds: baseline and candidate side by side.
 
-    (A sample's rss_mb counts what the process inherited from the bench at fork: an upper
-    bound; `peak_mb` measures memory.)"""
+    (A `run` sample's rss_mb counts what the process inherited from the bench at fork: an
+    upper bound; a `probed` one's is the command's own.)"""
     samples: dict[str, list[Sample]] = {name: [] for name in steps}
     for _ in range(repeat):
         for name, step in steps.items():
