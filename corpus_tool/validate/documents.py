@@ -110,8 +110,9 @@ def _header(key: str, body: bytes) -> bytes:
     return b"%s %d %d %s %s\n" % (MAGIC, FORMAT, marshal.version, key.encode(), digest.encode())
 
 
-def write_private(path: Path, data: bytes) -> None:
-    """Write atomically, readable and writable by this user only (in 0700 directories)."""
+def write_private(path: Path, *parts: bytes) -> None:
+    """Write the parts, atomically, readable and writable by this user only (in 0700
+    directories); parts, not one joined copy: a file-stats table is megabytes."""
     path.parent.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     path.parent.mkdir(mode=0o700, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -119,7 +120,8 @@ def write_private(path: Path, data: bytes) -> None:
     fd = os.open(tmp, flags | getattr(os, "O_BINARY", 0), 0o600)
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(data)
+            for part in parts:
+                out.write(part)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

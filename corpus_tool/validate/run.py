@@ -112,11 +112,11 @@ class ValidationRun:
             return self._fresh(case_id, None)
         raws, infos = read
         digests = {kind: stats.digest(raws[kind]) for kind in KINDS}
-        if infos is not None and self._stats is not None:
-            self._stats.record(case_id, infos, digests)
         key = case_key(self._context, case_id, [digests[k] for k in KINDS])
         trace_key = digests["trace"].hex()
         entry = self._cache.get(key)
+        if entry is not None and infos is not None and self._stats is not None:
+            self._stats.record(case_id, infos, digests)  # a cold run holds no table
         if entry is None:
             allowed = self.guard.allowed
             checked, entry = self._fresh_entry(case_id, raws)

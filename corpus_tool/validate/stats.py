@@ -101,25 +101,32 @@ class FileStats:
             return None
         folder = f"{self._cases}{os.sep}{case_id}"
         try:
-            if stat.S_ISLNK(os.lstat(folder).st_mode):
-                return None
-            infos = [os.lstat(f"{folder}{os.sep}{kind}.yaml") for kind in KINDS]
+            infos = (
+                None
+                if stat.S_ISLNK(os.lstat(folder).st_mode)
+                else [os.lstat(f"{folder}{os.sep}{kind}.yaml") for kind in KINDS]
+            )
         except (OSError, ValueError):
-            return None
+            infos = None
         fields = _ENTRY.unpack(entry)
-        for n, info in enumerate(infos):
-            if not stat.S_ISREG(info.st_mode):
-                return None
-            seen = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-            if seen != fields[4 * n : 4 * n + 4]:
-                return None
+        if infos is None or any(
+            not stat.S_ISREG(info.st_mode)
+            or (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+            != fields[4 * n : 4 * n + 4]
+            for n, info in enumerate(infos)
+        ):
+            del self._entries[case_id]  # what it vouched for is gone: read the files again
+            self._dirty = True
+            return None
         return {"trace": fields[8], "expected": fields[9]}
 
     def record(
         self, case_id: str, infos: dict[str, os.stat_result], digests: dict[str, bytes]
     ) -> None:
         """Enter what a read of both files found (`infos`: each file's `fstat` before its
-        read); a file changed too recently to tell a later change from it is not entered."""
+        read); a file changed too recently to tell a later change from it is not entered.
+        Validation enters a case once its findings are in the cache (the run after the one that
+        checked it), so a cold run of a large corpus does not hold the table as well."""
         self._seen.add(case_id)
         cutoff = self._cutoff
         racy = any(i.st_mtime_ns >= cutoff or i.st_ctime_ns >= cutoff for i in infos.values())
@@ -153,7 +160,7 @@ class FileStats:
         body = marshal.dumps(self._loaded)
         with contextlib.suppress(OSError):
             _tidy(self.path)
-            write_private(self.path, _header(self._root, body) + body)
+            write_private(self.path, _header(self._root, body), body)
         self._dirty = False
 
 
