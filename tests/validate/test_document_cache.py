@@ -18,17 +18,11 @@ from typing import Any
 import pytest
 
 from corpus_tool.io import files
-from tests.conftest import EXAMPLES, Cli
+from tests.conftest import Cli
+from tests.validate.broken_entries import BREAKAGES
 
 PASSING = "refund-success"
 FAILING = "refund-wrong-unit"  # diverges at its first model call (waived in the example corpus)
-
-
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    root = tmp_path / "corpus"
-    shutil.copytree(EXAMPLES / "corpus", root)
-    return root
 
 
 @pytest.fixture
@@ -112,44 +106,6 @@ def test_a_changed_file_is_parsed_again_and_its_new_verdict_shown(
     case_parses.clear()
     assert check(cli, corpus) == after
     assert case_parses == Counter(), case_parses
-
-
-def _flip_last_byte(path: Path) -> None:
-    data = path.read_bytes()
-    path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
-
-
-def _other_format(path: Path) -> None:
-    header, _, body = path.read_bytes().partition(b"\n")
-    words = header.split(b" ")
-    words[2] = b"0"  # "corpus-tool documents FORMAT ..."
-    path.write_bytes(b" ".join(words) + b"\n" + body)
-
-
-def _group_writable(path: Path) -> None:
-    path.chmod(0o666)
-
-
-def _fifo(path: Path) -> None:
-    path.unlink()
-    os.mkfifo(path)  # reading it would block until a writer came
-
-
-def _directory(path: Path) -> None:
-    path.unlink()
-    path.mkdir()
-
-
-BREAKAGES = {
-    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 2]),
-    "flipped byte": _flip_last_byte,
-    "empty": lambda path: path.write_bytes(b""),
-    "no header": lambda path: path.write_bytes(path.read_bytes().partition(b"\n")[2]),
-    "another format": _other_format,
-    "writable by others": _group_writable,
-    "a FIFO": _fifo,
-    "a directory": _directory,
-}
 
 
 @pytest.mark.parametrize("breakage", sorted(BREAKAGES))

@@ -24,16 +24,10 @@ from typing import Any
 import pytest
 
 from corpus_tool.validate import stats
-from tests.conftest import EXAMPLES, Cli
+from tests.conftest import Cli
+from tests.validate.broken_entries import BREAKAGES as BROKEN_ENTRIES
 
 PASSING = "refund-success"
-
-
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    root = tmp_path / "corpus"
-    shutil.copytree(EXAMPLES / "corpus", root)
-    return root
 
 
 @pytest.fixture
@@ -166,11 +160,6 @@ def table(cache_dir: Path) -> Path:
     return path
 
 
-def _flip_last_byte(path: Path) -> None:
-    data = path.read_bytes()
-    path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
-
-
 def _another_root(path: Path) -> None:
     """The table of another corpus (another root), copied under this one's name."""
     header, _, body = path.read_bytes().partition(b"\n")
@@ -179,34 +168,7 @@ def _another_root(path: Path) -> None:
     path.write_bytes(b" ".join(words) + b"\n" + body)
 
 
-def _another_format(path: Path) -> None:
-    header, _, body = path.read_bytes().partition(b"\n")
-    words = header.split(b" ")
-    words[2] = b"0"
-    path.write_bytes(b" ".join(words) + b"\n" + body)
-
-
-def _fifo(path: Path) -> None:
-    path.unlink()
-    os.mkfifo(path)
-
-
-def _directory(path: Path) -> None:
-    path.unlink()
-    path.mkdir()
-
-
-BREAKAGES = {
-    "truncated": lambda path: path.write_bytes(path.read_bytes()[: path.stat().st_size // 2]),
-    "flipped byte": _flip_last_byte,
-    "empty": lambda path: path.write_bytes(b""),
-    "no header": lambda path: path.write_bytes(path.read_bytes().partition(b"\n")[2]),
-    "another format": _another_format,
-    "another corpus's": _another_root,
-    "writable by others": lambda path: path.chmod(0o666),
-    "a FIFO": _fifo,
-    "a directory": _directory,
-}
+BREAKAGES = {**BROKEN_ENTRIES, "another corpus's": _another_root}
 
 
 @pytest.mark.parametrize("breakage", sorted(BREAKAGES))
