@@ -143,13 +143,14 @@ def _kept(options: ReplayOptions, result: CaseResult) -> CaseResult:
         return result if keep_run else replace(result, trajectory=None)
     # nor what only a results document shows (the keys regrade compares, the recorded
     # terminal, the tags): they hold the case's own strings, a few hundred bytes a case
-    quiet: dict[str, Any] = {"trajectory": None, "checks": (), "output": "", "stack": ()}
-    quiet["tags"] = ()
-    quiet |= {"trace_key": None, "replay_key": None, "recorded_end": None}
     # and one copy of the words every case repeats (each case's documents have their own)
-    quiet |= {"status": sys.intern(result.status), "tier": sys.intern(result.tier)}
-    if result.mode is not None:
-        quiet["mode"] = sys.intern(result.mode)
+    quiet: dict[str, Any] = {
+        **{"trajectory": None, "checks": (), "output": "", "stack": (), "tags": ()},
+        **{"trace_key": None, "replay_key": None, "recorded_end": None},
+        "status": sys.intern(result.status),
+        "tier": sys.intern(result.tier),
+        "mode": None if result.mode is None else sys.intern(result.mode),
+    }
     if options.junit is not None:  # a JUnit testcase of a passing case: no details
         return replace(result, **quiet)
     return replace(result, **quiet, sequence_diff=())

@@ -414,13 +414,22 @@ def save_cache(path: Path, text: str | None) -> None:
     temporary files of saves that were killed (only the lock's holder can tell them from those
     of a save in progress). BusyError when another run is saving; OSError or InputError when
     the place cannot be written: a cache's callers treat both as "the next run does it"."""
+    with saving(path):
+        if text is not None:
+            atomic_write(path, text)
+
+
+@contextlib.contextmanager
+def saving(path: Path) -> Iterator[None]:
+    """Hold the save lock of the cache file at `path`, what killed saves of it left removed
+    first (`save_cache`'s, and any cache's that writes `.NAME.*.tmp` beside it). BusyError
+    when another run is saving; OSError or InputError when the place cannot be written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(path.parent / f".{path.name}.lock", "another run is saving this cache"):
         for stale in cache_leftovers(path):
             with contextlib.suppress(OSError):
                 stale.unlink()
-        if text is not None:
-            atomic_write(path, text)
+        yield
 
 
 def cache_leftovers(path: Path) -> list[Path]:

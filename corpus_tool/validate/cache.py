@@ -96,11 +96,11 @@ class FindingsCache:
         most = most if isinstance(most, int) and not isinstance(most, bool) else 0
         return cls(path, body["entries"], max(most, 0), body["values"])
 
-    def get(self, key: str, count: bool = True) -> Entry | None:
-        """The entry under `key`, if there is one of the right shape (`count`: a hit counts)."""
+    def get(self, key: str) -> Entry | None:
+        """The entry under `key`, if there is one of the right shape."""
         self._used.add(hash(key))
         entry = self._entry(self._entries.get(key))
-        self.hits += count and entry is not None
+        self.hits += entry is not None
         return entry
 
     def _entry(self, position: Any) -> Entry | None:
@@ -125,12 +125,9 @@ class FindingsCache:
     def file_stats(self, root: Path) -> stats.FileStats:
         """The file-stats table of the corpus at `root` (kept beside this cache)."""
         if root not in self._tables:
-            self._tables[root] = stats.FileStats.load(self._directory, root)
+            directory = self.path.parent if self.path is not None else None
+            self._tables[root] = stats.FileStats(directory, root)
         return self._tables[root]
-
-    @property
-    def _directory(self) -> Path | None:
-        return self.path.parent if self.path is not None else None
 
     def save(self) -> None:
         """Write the file back when this run added anything (removing what saves killed

@@ -87,7 +87,7 @@ class DocumentCache:
         if not self._writable:
             return
         try:
-            write_private(self._path(key), _header(key, body) + body)
+            write_private(self._path(key), sealed_header(MAGIC, FORMAT, key, body), body)
             self.written += 1
         except OSError:  # a read-only .git, a full disk: the next run parses again
             self._writable = False
@@ -105,9 +105,29 @@ class DocumentCache:
         return self.root / key[:2] / key[2:]
 
 
-def _header(key: str, body: bytes) -> bytes:
+def sealed_header(magic: bytes, version: int, name: str, body: bytes | memoryview) -> bytes:
+    """The first line of a cache file with a marshal body: what it is (`magic`, its format
+    `version`, marshal's), which entry it is (`name`: an entry copied under another name is
+    refused) and a SHA-256 of the body."""
     digest = hashlib.sha256(body).hexdigest()
-    return b"%s %d %d %s %s\n" % (MAGIC, FORMAT, marshal.version, key.encode(), digest.encode())
+    return b"%s %d %d %s %s\n" % (magic, version, marshal.version, name.encode(), digest.encode())
+
+
+def read_sealed(path: Path, magic: bytes, version: int, name: str, limit: int) -> Any:
+    """The marshal value of a file `sealed_header` began, or None: not a regular file of this
+    user that nobody else may write (no link followed, a FIFO never blocks), over `limit`, a
+    header that is not this one or a body that does not load (read without copying it)."""
+    data = files.read_plain(path, limit, private=True)
+    if data is None:
+        return None
+    end = data.find(b"\n")
+    body = memoryview(data)[end + 1 :]
+    if end < 0 or data[: end + 1] != sealed_header(magic, version, name, body):
+        return None
+    try:
+        return marshal.loads(body)
+    except (ValueError, EOFError, TypeError):
+        return None
 
 
 def write_private(path: Path, *parts: bytes) -> None:
@@ -130,20 +150,7 @@ def write_private(path: Path, *parts: bytes) -> None:
 
 
 def _verified(path: Path, key: str) -> dict[str, Any] | None:
-    data = files.read_plain(path, MAX_BYTES, private=True)
-    if data is None:
-        return None
-    header, newline, body = data.partition(b"\n")
-    if not newline:
-        return None
-    digest = hashlib.sha256(body).hexdigest()
-    expected = b"%s %d %d %s %s" % (MAGIC, FORMAT, marshal.version, key.encode(), digest.encode())
-    if header != expected:
-        return None
-    try:
-        documents = marshal.loads(body)
-    except (ValueError, EOFError, TypeError):
-        return None
+    documents = read_sealed(path, MAGIC, FORMAT, key, MAX_BYTES)
     if not isinstance(documents, dict) or not documents or not set(documents) <= KINDS:
         return None
     if not all(isinstance(doc, dict) for doc in documents.values()):

@@ -26,7 +26,7 @@ from corpus_tool.store.corpus import Corpus
 from corpus_tool.validate import rules, stats
 from corpus_tool.validate.cache import Entry, FindingsCache, cache_dir, case_key, context_key
 
-KINDS = ("trace", "expected")
+KINDS = stats.KINDS
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ class ValidationRun:
         if digests is None:
             return None
         key = case_key(self._context, case_id, [digests[k] for k in KINDS])
-        entry = self._cache.get(key, count=False)
+        entry = self._cache.get(key)
         if entry is None:
             return None
         documents: dict[str, Any] = {}
@@ -149,7 +149,6 @@ class ValidationRun:
             if kept is None or set(kept) != set(entry.valid):
                 return None
             documents = kept
-        self._cache.hits += 1
         if entry.key_id is not None:
             self.guard.recorded(entry.key_id, case_id)
         return CheckedCase(self._shown(entry.findings), {}, documents, digests["trace"].hex())

@@ -33,9 +33,10 @@ import struct
 import time
 from pathlib import Path
 
+from corpus_tool.errors import CorpusError
 from corpus_tool.io import files
 from corpus_tool.store.corpus import CASES
-from corpus_tool.validate.documents import write_private
+from corpus_tool.validate.documents import MAX_BYTES, read_sealed, sealed_header, write_private
 
 FORMAT = 1
 """Bump when entries are written differently: older tables are then ignored."""
@@ -46,7 +47,6 @@ RACY_NS = 2_000_000_000
 the run itself may carry a time no later than an earlier one (coarse file-system clocks
 tick every few milliseconds, FAT's every 2 seconds)."""
 SPARE_ENTRIES = 1000
-MAX_BYTES = 256 * 1024 * 1024
 KINDS = ("trace", "expected")
 _ENTRY = struct.Struct("<QqqqQqqq32s32s")
 """Per case: inode, size, mtime_ns, ctime_ns of trace.yaml, the same of expected.yaml, then
@@ -61,34 +61,24 @@ def digest(raw: bytes) -> bytes:
 class FileStats:
     """The table of one corpus; `directory` None keeps nothing (nothing is trusted either)."""
 
-    def __init__(
-        self, directory: Path | None, root: Path, entries: dict[str, bytes] | None = None
-    ) -> None:
+    def __init__(self, directory: Path | None, root: Path) -> None:
+        """The table kept for the corpus at `root` in `directory`, read when first asked."""
         self._root = os.fspath(root)
         self._cases = os.path.join(self._root, CASES)
         # as validation's reader: a file opened without following a link is plainly inside
         # the corpus only where cases/ is no link
         self._usable = files.NOFOLLOW != 0 and not os.path.islink(self._cases)
-        self.path = (
-            directory / DIRECTORY / hashlib.sha256(os.fsencode(self._root)).hexdigest()[:32]
-            if directory is not None
-            else None
-        )
-        self._loaded = entries
+        self._name = hashlib.sha256(os.fsencode(self._root)).hexdigest()
+        self.path = directory / DIRECTORY / self._name[:32] if directory is not None else None
+        self._loaded: dict[str, bytes] | None = None
         self._seen: set[str] = set()
         self._dirty = False
         self._cutoff = time.time_ns() - RACY_NS
 
-    @classmethod
-    def load(cls, directory: Path | None, root: Path) -> FileStats:
-        """The table kept for the corpus at `root` in `directory` (read when first asked);
-        anything suspect is empty."""
-        return cls(directory, root)
-
     @property
     def _entries(self) -> dict[str, bytes]:
         if self._loaded is None:
-            found = _verified(self.path, self._root) if self.path is not None else None
+            found = _verified(self.path, self._name) if self.path is not None else None
             self._loaded = found if found is not None else {}
         return self._loaded
 
@@ -158,54 +148,17 @@ class FileStats:
         if not self._dirty:
             return
         body = marshal.dumps(self._loaded)
-        with contextlib.suppress(OSError):
-            _tidy(self.path)
-            write_private(self.path, _header(self._root, body), body)
+        # under the save lock, which also removes what killed saves left; another run
+        # saving now is no error (its table is as good)
+        with contextlib.suppress(OSError, CorpusError):
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            with files.saving(self.path):
+                write_private(self.path, sealed_header(MAGIC, FORMAT, self._name, body), body)
         self._dirty = False
 
 
-def _tidy(path: Path) -> None:
-    """Remove what saves of this table killed before their rename left (`.NAME.PID.tmp`, a
-    table's size each), except a live process's: it may be saving now."""
-    prefix = f".{path.name}."
-    for name in os.listdir(path.parent) if path.parent.is_dir() else []:
-        pid = name[len(prefix) : -len(".tmp")]
-        if name.startswith(prefix) and name.endswith(".tmp") and pid.isdigit():
-            if not _alive(int(pid)):
-                with contextlib.suppress(OSError):
-                    os.unlink(path.parent / name)
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid() or os.name != "posix":  # elsewhere signal 0 is no mere question
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, OSError):
-        return True  # another user's, or cannot tell: leave it
-    return True
-
-
-def _header(root: str, body: bytes | memoryview) -> bytes:
-    sha = hashlib.sha256(body).hexdigest().encode()
-    where = hashlib.sha256(os.fsencode(root)).hexdigest().encode()
-    return b"%s %d %d %s %s\n" % (MAGIC, FORMAT, marshal.version, where, sha)
-
-
-def _verified(path: Path, root: str) -> dict[str, bytes] | None:
-    data = files.read_plain(path, MAX_BYTES, private=True)
-    if data is None:
-        return None
-    end = data.find(b"\n")
-    body = memoryview(data)[end + 1 :]  # a table of 100,000 cases is 14 MB: not copied
-    if end < 0 or data[:end] != _header(root, body)[:-1]:
-        return None
-    try:
-        entries = marshal.loads(body)
-    except (ValueError, EOFError, TypeError):
-        return None
+def _verified(path: Path, name: str) -> dict[str, bytes] | None:
+    entries = read_sealed(path, MAGIC, FORMAT, name, MAX_BYTES)
     if not isinstance(entries, dict):
         return None
     size = _ENTRY.size

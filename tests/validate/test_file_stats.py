@@ -243,14 +243,14 @@ def test_a_file_changed_within_the_racy_margin_is_never_entered(
         path.write_bytes(f"{kind}: 1\n".encode())
 
     def entered(started_ns: int | None = None) -> dict[str, bytes] | None:
-        table = stats.FileStats.load(where, root)
+        table = stats.FileStats(where, root)
         if started_ns is not None:
             table._cutoff = started_ns - stats.RACY_NS
         infos = {kind: path.stat() for kind, path in paths.items()}
         digests = {kind: stats.digest(path.read_bytes()) for kind, path in paths.items()}
         table.record("c1", infos, digests)
         table.save()
-        return stats.FileStats.load(where, root).trusted("c1")
+        return stats.FileStats(where, root).trusted("c1")
 
     assert entered() is None  # written just now
     later = max(p.stat().st_ctime_ns for p in paths.values()) + stats.RACY_NS + 1
@@ -258,25 +258,69 @@ def test_a_file_changed_within_the_racy_margin_is_never_entered(
     assert found == {k: stats.digest(p.read_bytes()) for k, p in paths.items()}
     paths["trace"].write_bytes(b"trace: 2\n")  # the same size, changed now
     assert entered() is None
-    assert stats.FileStats.load(where, root).trusted("c1") is None  # the old entry is gone
+    assert stats.FileStats(where, root).trusted("c1") is None  # the old entry is gone
 
 
-def test_what_a_killed_save_left_is_removed_by_the_next_save_and_a_live_ones_kept(
-    cli: Cli, corpus: Path, cache_dir: Path
+def _edited(corpus: Path) -> None:
+    """A change of one case: the next run drops its entry, so it saves the table."""
+    trace = corpus / "cases" / PASSING / "trace.yaml"
+    trace.write_bytes(trace.read_bytes() + b"# reviewed\n")
+
+
+def _sound(cli: Cli, corpus: Path, case_reads: Counter[str]) -> None:
+    """The table left answers: once the edited case is entered again (the run after the one
+    that checks it), a run opens no case file."""
+    cold = run(cli, corpus, "validate", "--no-cache")
+    assert run(cli, corpus, "validate") == cold
+    case_reads.clear()
+    assert run(cli, corpus, "validate") == cold
+    assert case_reads == Counter(), case_reads
+
+
+def test_what_a_killed_save_left_is_removed_by_the_next_save(
+    cli: Cli, corpus: Path, cache_dir: Path, case_reads: Counter[str]
 ) -> None:
     primed(cli, corpus, "validate")
     path = table(cache_dir)
-    ended = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        check=True,
-        capture_output=True,
+    left = path.with_name(f".{path.name}.4242.tmp")  # as a save killed before its rename
+    left.write_bytes(b"half a table")
+    _edited(corpus)
+    run(cli, corpus, "validate")
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+    _sound(cli, corpus, case_reads)
+
+
+def test_a_save_while_another_run_saves_is_skipped_without_an_error(
+    cli: Cli, corpus: Path, cache_dir: Path, case_reads: Counter[str]
+) -> None:
+    """Another process holds the table's save lock: this run's save is skipped (the other
+    writes a table as good), nothing it was writing is removed, and the output is a cold run's."""
+    primed(cli, corpus, "validate")
+    path = table(cache_dir)
+    before = path.read_bytes()
+    theirs = path.with_name(f".{path.name}.4242.tmp")  # the other run's save in progress
+    theirs.write_bytes(b"half a table")
+    lock = path.with_name(f".{path.name}.lock")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; from corpus_tool.io.locks import exclusive\n"
+            "with exclusive(Path(sys.argv[1]), 'busy'):\n"
+            "    print('held', flush=True); sys.stdin.read()",
+            str(lock),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         text=True,
     )
-    killed = path.with_name(f".{path.name}.{int(ended.stdout)}.tmp")  # its process is gone
-    live = path.with_name(f".{path.name}.{os.getppid()}.tmp")  # as if saving now
-    for left in (killed, live):
-        left.write_bytes(b"half a table")
-    trace = corpus / "cases" / PASSING / "trace.yaml"
-    trace.write_bytes(trace.read_bytes() + b"# reviewed\n")  # a change: the table is saved
-    run(cli, corpus, "validate")
-    assert sorted(p.name for p in path.parent.iterdir()) == sorted([path.name, live.name])
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        _edited(corpus)
+        assert run(cli, corpus, "validate") == run(cli, corpus, "validate", "--no-cache")
+        assert path.read_bytes() == before and theirs.read_bytes() == b"half a table"
+    finally:
+        holder.communicate("")
+    run(cli, corpus, "validate")  # the lock is free: this run saves, and tidies what was left
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+    _sound(cli, corpus, case_reads)

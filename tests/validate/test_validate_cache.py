@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 from collections import Counter
 from datetime import date, timedelta
 from pathlib import Path
@@ -20,6 +21,7 @@ from corpus_tool.io import files, schema
 from corpus_tool.validate import cache as findings_cache
 from corpus_tool.validate import stats
 from corpus_tool.validate.documents import DIRECTORY as DOCUMENTS
+from corpus_tool.validate.documents import read_sealed
 from tests import processes
 from tests.conftest import EXAMPLES, TEST_KEY, Cli
 
@@ -272,9 +274,11 @@ def test_validates_racing_on_one_cache_leave_it_sound_and_say_what_a_cold_run_sa
 ) -> None:
     """Runs of two corpora sharing one cache file save it at once, round after round, while a
     case changes between rounds: each run says what `--no-cache` says, and the file left is one
-    whole cache (whichever writer won), its entries answering warm runs of either corpus."""
+    whole cache (whichever writer won), its entries answering warm runs of either corpus. The
+    file-stats tables race too: three runs of each corpus save its table at once."""
     other = tmp_path / "other"
     shutil.copytree(EXAMPLES / "corpus", other)
+    time.sleep(2.1)  # past the real 2 s margin (the suite's own is 0): the runs enter the files
     expected = other / "cases/inventory-zero-stock/expected.yaml"
     path = cache_dir / findings_cache.FILE_NAME
     env = {"CORPUS_CACHE_DIR": str(cache_dir), "CORPUS_REDACTION_KEY": TEST_KEY}
@@ -288,8 +292,16 @@ def test_validates_racing_on_one_cache_leave_it_sound_and_say_what_a_cold_run_sa
         for n, ran in enumerate(processes.run_together(argvs * 3, tmp_path, env, logs)):
             assert (ran.code, ran.out) == (cold[n % 2].code, cold[n % 2].out), (round_, n, ran.err)
         assert findings_cache._verified_entries(path), (round_, path.read_text()[:200])
-        left = sorted(p.name for p in cache_dir.iterdir())
-        assert left == [DOCUMENTS, path.name]  # no temporary left
+        # no temporary left; the tables once runs found their findings cached (round 0's
+        # later runs may already have: they race its first ones)
+        left = {p.name for p in cache_dir.iterdir()} - {stats.DIRECTORY}
+        assert sorted(left) == [DOCUMENTS, path.name]
+        folder = cache_dir / stats.DIRECTORY
+        tables = list(folder.iterdir()) if folder.is_dir() else []
+        assert len(tables) == 2 or (round_ == 0 and len(tables) < 2), tables  # one a corpus
+        for table in tables:  # each one whole table, whichever writer won
+            name = table.read_bytes().split(b" ")[4].decode()
+            assert read_sealed(table, stats.MAGIC, stats.FORMAT, name, 1 << 30), table
     same_as_cold(cli, corpus)
     same_as_cold(cli, other)
 
