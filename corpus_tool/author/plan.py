@@ -19,6 +19,7 @@ CorpusError and nothing of the file is written:
 from __future__ import annotations
 
 import hashlib
+import stat
 from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
@@ -141,9 +142,13 @@ def placed(corpus: Corpus, run: Imported, options: AddOptions, many: bool) -> Pl
     else:
         case_id = check_case_id(options.case_id or derive_case_id(run, options.incident))
     target = corpus.case_dir(case_id)
-    if target.exists() and not target.is_dir():
+    try:  # one look: another `add --force` of this case may be swapping it in right now
+        mode: int | None = target.stat().st_mode
+    except OSError:  # none there (or none that can be looked at: the write says why)
+        mode = None
+    if mode is not None and not stat.S_ISDIR(mode):
         raise UsageError(f"{target} exists and is not a case directory; move it aside")
-    if target.exists() and not options.force:
+    if mode is not None and not options.force:
         raise UsageError(
             f"case {case_id!r} exists at {target}; pass --force to re-add it, or --id NEW"
         )
