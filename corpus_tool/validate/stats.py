@@ -24,6 +24,7 @@ empty table (every file is read and hashed), never an error.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import hashlib
 import marshal
@@ -71,7 +72,7 @@ class FileStats:
         self._name = hashlib.sha256(os.fsencode(self._root)).hexdigest()
         self.path = directory / DIRECTORY / self._name[:32] if directory is not None else None
         self._loaded: dict[str, bytes] | None = None
-        self._seen: set[str] = set()
+        self._seen = array.array("q")  # hashes of the cases asked about (a set at the save)
         self._dirty = False
         self._cutoff = time.time_ns() - RACY_NS
 
@@ -85,7 +86,7 @@ class FileStats:
     def trusted(self, case_id: str) -> dict[str, bytes] | None:
         """The digests of the case's files (by kind) when both are as the table saw them;
         None when either may have changed (or the case, or a file, is a link)."""
-        self._seen.add(case_id)
+        self._seen.append(hash(case_id))
         entry = self._entries.get(case_id)
         if entry is None or not self._usable:
             return None
@@ -117,7 +118,7 @@ class FileStats:
         read); a file changed too recently to tell a later change from it is not entered.
         Validation enters a case once its findings are in the cache (the run after the one that
         checked it), so a cold run of a large corpus does not hold the table as well."""
-        self._seen.add(case_id)
+        self._seen.append(hash(case_id))
         cutoff = self._cutoff
         racy = any(i.st_mtime_ns >= cutoff or i.st_ctime_ns >= cutoff for i in infos.values())
         if racy:
@@ -128,7 +129,12 @@ class FileStats:
         for kind in KINDS:
             info = infos[kind]
             values += [info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
-        entry = _ENTRY.pack(*values, digests["trace"], digests["expected"])
+        try:
+            entry = _ENTRY.pack(*values, digests["trace"], digests["expected"])
+        except struct.error:  # a time before 1678 (nanoseconds past 64 bits): not entered
+            if self._entries.pop(case_id, None) is not None:
+                self._dirty = True
+            return
         if self._entries.get(case_id) != entry:
             self._entries[case_id] = entry
             self._dirty = True
@@ -141,10 +147,11 @@ class FileStats:
             return
         if self._loaded is None:
             return  # never asked
-        if len(self._loaded) > 2 * len(self._seen) + SPARE_ENTRIES:
-            seen = self._seen
-            self._loaded = {k: v for k, v in self._loaded.items() if k in seen}
+        seen = set(self._seen)
+        if len(self._loaded) > 2 * len(seen) + SPARE_ENTRIES:
+            self._loaded = {k: v for k, v in self._loaded.items() if hash(k) in seen}
             self._dirty = True
+        del seen  # gone before the body is made: the two were most of a save's peak
         if not self._dirty:
             return
         body = marshal.dumps(self._loaded)

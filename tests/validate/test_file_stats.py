@@ -261,6 +261,29 @@ def test_a_file_changed_within_the_racy_margin_is_never_entered(
     assert stats.FileStats(where, root).trusted("c1") is None  # the old entry is gone
 
 
+def test_a_time_past_64_bits_of_nanoseconds_is_not_entered_and_no_error(tmp_path: Path) -> None:
+    """A file system that dates a file before 1678 (btrfs, XFS keep such times) gives a time
+    in nanoseconds no 64-bit field holds: the case is read every run, the save still works."""
+    root, where = tmp_path / "corpus", tmp_path / "cache"
+    table = stats.FileStats(where, root)
+    ancient = -(2**63) - 1  # 1677-09-21, less a nanosecond
+
+    def info(mtime_ns: int) -> os.stat_result:  # mode, ino, dev, nlink, uid, gid, size, ...
+        fields = [stat.S_IFREG | 0o644, 7, 1, 1, 0, 0, 10, 0, 0, 0, 0.0, 0.0, 0.0]
+        return os.stat_result([*fields, 0, mtime_ns, 0])  # ... the three times in ns
+
+    assert info(ancient).st_mtime_ns == ancient
+    table.record(
+        "c1", {kind: info(ancient) for kind in stats.KINDS}, dict.fromkeys(stats.KINDS, bytes(32))
+    )
+    table.record(
+        "c2", {kind: info(1) for kind in stats.KINDS}, dict.fromkeys(stats.KINDS, bytes(32))
+    )
+    table.save()
+    again = stats.FileStats(where, root)
+    assert again._entries.keys() == {"c2"}
+
+
 def _edited(corpus: Path) -> None:
     """A change of one case: the next run drops its entry, so it saves the table."""
     trace = corpus / "cases" / PASSING / "trace.yaml"
