@@ -112,6 +112,8 @@ class Validating:
         checked = self._run.case(case_id, documents_wanted=True)
         self._found.extend(checked.findings)
         self._left.pop(case_id, None)
+        if not self._left:
+            self._left = {}  # a dict keeps its size when emptied: 3.8 MB at 100,000 cases
         return load_case(
             self._run.corpus, case_id, checked.valid, checked.documents, checked.trace_key
         )
