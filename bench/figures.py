@@ -598,14 +598,16 @@ def check(bench: Bench) -> list[Row]:
     _, env = _cache(bench, "check")
     for corpus in corpora.values():  # fill the findings cache: validation is a lookup
         run(corpus_cli("-C", str(corpus), "check"), corpus, env)
-    variants: dict[str, Callable[[Path], list[str]]] = {
-        "corpus check -n 1": lambda c: corpus_cli("-C", str(c), "check", "-n", "1"),
-        "corpus check -n 2": lambda c: corpus_cli("-C", str(c), "check", "-n", "2"),
-        "pytest --corpus (one process)": lambda c: _pytest(c, "0"),
-        "pytest --corpus -n 2": lambda c: _pytest(c, "2"),
+    trivial = {n: _trivial_tests(bench.work, n) for n in (many, few)}
+    variants: dict[str, Callable[[int], list[str]]] = {
+        "corpus check -n 1": lambda n: corpus_cli("-C", str(corpora[n]), "check", "-n", "1"),
+        "corpus check -n 2": lambda n: corpus_cli("-C", str(corpora[n]), "check", "-n", "2"),
+        "pytest --corpus (one process)": lambda n: _pytest(corpora[n], "0"),
+        "pytest --corpus -n 2": lambda n: _pytest(corpora[n], "2"),
+        PYTEST_ALONE: lambda n: _pytest_alone(trivial[n]),
     }
     steps = {
-        (name, n): (lambda argv=argv, c=corpora[n]: run(argv(c), c.parent, env))
+        (name, n): (lambda argv=argv, n=n: run(argv(n), corpora[n].parent, env))
         for name, argv in variants.items()
         for n in (many, few)
     }
@@ -626,6 +628,24 @@ def check(bench: Bench) -> list[Row]:
             detail={"before": "250-325 cases/s"},
         )
     ]
+    alone = rates[PYTEST_ALONE]
+    rows.append(
+        Row(
+            "check",
+            f"{PYTEST_ALONE}, {many:,} items (what the plugin's items cost pytest itself)",
+            alone,
+            "items/s",
+            "corpus check -n 1",
+            one,
+            alone / one if alone and one else None,
+            detail={
+                # an item is pytest's protocol, then the grading process's share of a case
+                # (which bounds `check -n 1` here, its worker idle part of the time): the
+                # plugin can reach at most this fraction of check's rate
+                "plugin_bound_x": alone / (alone + one) if alone and one else None
+            },
+        )
+    )
     for name, base, target, least, before in (
         ("corpus check -n 2", "corpus check -n 1", ">= 1.8x", 1.8, "1.28-1.64x"),
         ("pytest --corpus (one process)", "corpus check -n 1", ">= 0.8x", 0.8, "134 cases/s"),
@@ -681,6 +701,30 @@ def regrade(bench: Bench) -> list[Row]:
             {"regrade_s": spread(samples["regrade"]), "regrade_cpu_s": cpu, "check_s": base},
         )
     ]
+
+
+PYTEST_ALONE = "pytest alone, trivial items (one process)"
+
+_TRIVIAL = """import pytest
+
+
+@pytest.mark.parametrize("n", range({n}))
+def test_nothing(n):
+    pass
+"""
+
+
+def _trivial_tests(work: Path, n: int) -> Path:
+    """A test file of `n` items that do nothing: pytest's own cost of an item."""
+    folder = work / f"pytest-alone-{n}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "test_alone.py").write_text(_TRIVIAL.format(n=n))
+    return folder / "test_alone.py"
+
+
+def _pytest_alone(tests: Path) -> list[str]:
+    quiet = ["-p", "no:xdist", "-q", "-p", "no:cacheprovider"]
+    return [sys.executable, "-m", "pytest", str(tests), *quiet]
 
 
 def _pytest(corpus: Path, workers: str) -> list[str]:
