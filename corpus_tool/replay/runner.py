@@ -10,7 +10,6 @@ import functools
 import hashlib
 import itertools
 import os
-import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -271,7 +270,7 @@ class Snapshot:
 
     def __init__(self, corpus: Corpus, ids: Sequence[str]) -> None:
         self._corpus = corpus
-        self._secret = secrets.token_bytes(32)
+        self._secret = os.urandom(32)  # (os, not `secrets`: no import for the same bytes)
         where = str(corpus.cases_dir)  # paths as strings: a Path per file costs more than stat
         self._seen = bytearray()
         for case_id in ids:

@@ -84,7 +84,6 @@ class FindingsCache:
         # array, made a set at the save: 8 bytes a case, not the 77 of an int in a set
         self._used = array.array("q")
         self._tables: dict[Path, stats.FileStats] = {}
-        self.hits = 0
         self.added = 0
 
     @classmethod
@@ -101,9 +100,7 @@ class FindingsCache:
     def get(self, key: str) -> Entry | None:
         """The entry under `key`, if there is one of the right shape."""
         self._used.append(hash(key))
-        entry = self._entry(self._entries.get(key))
-        self.hits += entry is not None
-        return entry
+        return self._entry(self._entries.get(key))
 
     def _entry(self, position: Any) -> Entry | None:
         if position.__class__ is not int or not 0 <= position < len(self._values):
